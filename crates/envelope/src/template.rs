@@ -4,7 +4,95 @@
 //! (§4), matched left to right without overlaps, as a regex engine would.
 //! `\s` is Unicode white space (`char::is_whitespace`).
 
+use std::collections::HashMap;
 use std::ops::Range;
+
+use crate::types::{Envelope, Segment};
+
+/// The session's template variables: every `static_var` of the envelope,
+/// wherever it stands (the first definition of a name wins; a conflicting
+/// second one is a validation error).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Vars {
+    map: HashMap<String, String>,
+}
+
+impl Vars {
+    pub fn of(envelope: &Envelope) -> Vars {
+        let mut map = HashMap::new();
+        for m in &envelope.messages {
+            for s in &m.segments {
+                if let Segment::StaticVar(v) = s {
+                    map.entry(v.name.clone()).or_insert_with(|| v.value.clone());
+                }
+            }
+        }
+        Vars { map }
+    }
+
+    /// The value of a variable.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.map.get(name).map(String::as_str)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// `text` with every known placeholder replaced.
+    pub fn apply(&self, text: &str) -> String {
+        if self.map.is_empty() || !text.contains("{{") {
+            return text.to_string();
+        }
+        substitute(text, &|name: &str| self.get(name))
+    }
+}
+
+/// Calls `f(field, text)` for every field of `segment` that placeholders are
+/// substituted in (§4): the prose the model reads. Not visited, by the spec:
+/// tool-call arguments, tool results, URLs, file names and JSON Schemas;
+/// nor a `static_var` itself, nor tool names. `field` is the path below the
+/// segment (`content`, `items[2].description`).
+pub fn for_each_text_field(segment: &Segment, mut f: impl FnMut(&str, &str)) {
+    match segment {
+        Segment::Text(s) => f("content", &s.content),
+        Segment::SystemPrompt(s) => f("content", &s.content),
+        Segment::LongText(s) => f("content", &s.content),
+        Segment::Memory(s) => {
+            for (k, it) in s.items.iter().enumerate() {
+                f(&format!("items[{k}].title"), &it.title);
+                f(&format!("items[{k}].content"), &it.content);
+            }
+        }
+        Segment::Skills(s) => {
+            for (k, it) in s.items.iter().enumerate() {
+                f(&format!("items[{k}].name"), &it.name);
+                f(&format!("items[{k}].description"), &it.description);
+                if let (true, Some(body)) = (it.is_loaded(), &it.body) {
+                    f(&format!("items[{k}].body"), body);
+                }
+            }
+        }
+        Segment::ToolOverview(s) => {
+            for (k, it) in s.items.iter().enumerate() {
+                f(&format!("items[{k}].description"), &it.description);
+            }
+        }
+        Segment::Document(d) => {
+            f("mimeType", &d.mime_type);
+            match &d.parsed_content {
+                Some(p) if !p.is_empty() => f("parsedContent", p),
+                _ => f("snippet", &d.snippet),
+            }
+        }
+        Segment::Media(m) => {
+            if let Some(alt) = &m.alt_text {
+                f("altText", alt);
+            }
+        }
+        Segment::StaticVar(_) | Segment::ToolCallRequest(_) | Segment::ToolCallResult(_) => {}
+    }
+}
 
 /// One `{{ name }}` occurrence in a text.
 #[derive(Clone, Debug, PartialEq, Eq)]

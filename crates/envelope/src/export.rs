@@ -1,0 +1,276 @@
+//! Export to an OpenAI Chat Completions request (§4).
+//!
+//! Export works in two steps. [`contributions`] says, per message and per
+//! segment, exactly what the model receives (template variables already
+//! substituted); [`openai_request`] assembles those pieces into the request
+//! JSON. Token counting (§5) reads the same pieces, so what is counted is
+//! what is sent.
+
+use serde_json::{json, Map, Value};
+
+use crate::calls::{At, Calls};
+use crate::template::Vars;
+use crate::types::*;
+
+/// The model used when the envelope names none.
+pub const DEFAULT_MODEL: &str = "gpt-4o";
+
+/// What one segment sends to the model.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Piece {
+    /// Text, joined with the message's other text by `"\n\n"`.
+    Text(String),
+    /// An image content part of a user message.
+    Image { url: String },
+    /// A function call of an assistant message.
+    Call { id: String, name: String, arguments: String },
+    /// One tool message.
+    Result { tool_call_id: String, content: String },
+}
+
+/// The pieces of one message, each with the index of its segment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessagePieces {
+    pub role: Role,
+    pub pieces: Vec<(usize, Piece)>,
+}
+
+impl MessagePieces {
+    /// The message's text: its text pieces joined by `"\n\n"`.
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self
+            .pieces
+            .iter()
+            .filter_map(|(_, p)| match p {
+                Piece::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        texts.join("\n\n")
+    }
+}
+
+/// Everything the envelope sends: its tools and the pieces of each message
+/// (one entry per envelope message, in order, possibly with no pieces).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contributions {
+    /// The `tools` array of the request (empty when there are none).
+    pub tools: Vec<Value>,
+    pub messages: Vec<MessagePieces>,
+}
+
+/// The model text of one segment, `None` when it contributes none.
+/// Images of user messages are not text; see [`contributions`].
+fn segment_text(s: &Segment, vars: &Vars) -> Option<String> {
+    let text = match s {
+        Segment::Text(t) => vars.apply(&t.content),
+        Segment::SystemPrompt(t) => vars.apply(&t.content),
+        Segment::LongText(t) => vars.apply(&t.content),
+        Segment::Memory(m) if !m.items.is_empty() => {
+            let lines: Vec<String> = m
+                .items
+                .iter()
+                .map(|it| format!("- {}: {}", vars.apply(&it.title), vars.apply(&it.content)))
+                .collect();
+            format!("## Memory\n{}", lines.join("\n"))
+        }
+        Segment::Skills(sk) if !sk.items.is_empty() => {
+            let lines: Vec<String> = sk
+                .items
+                .iter()
+                .map(|it| format!("- {}: {}", vars.apply(&it.name), vars.apply(&it.description)))
+                .collect();
+            let mut out = format!("## Skills\n{}", lines.join("\n"));
+            for it in sk.items.iter().filter(|it| it.is_loaded()) {
+                let body = it.body.as_deref().unwrap_or("");
+                out.push_str(&format!("\n\n### Skill: {}\n\n{}", vars.apply(&it.name), vars.apply(body)));
+            }
+            out
+        }
+        Segment::Document(d) => format!(
+            "[Document: {} ({}, {} bytes)]\n{}",
+            d.file_name,
+            vars.apply(&d.mime_type),
+            d.size_bytes,
+            vars.apply(d.model_text())
+        ),
+        Segment::Media(m) => match &m.alt_text {
+            Some(alt) => format!("[{}: {}] {}", m.media_type.as_str(), m.url, vars.apply(alt)),
+            None => format!("[{}: {}]", m.media_type.as_str(), m.url),
+        },
+        _ => return None,
+    };
+    (!text.is_empty()).then_some(text)
+}
+
+/// The tool entry of the request for one declared tool.
+fn tool_json(t: &ToolItem, vars: &Vars) -> Value {
+    let parameters = t.schema.clone().unwrap_or_else(|| json!({"type": "object", "properties": {}}));
+    json!({
+        "type": "function",
+        "function": {
+            "name": t.name,
+            "description": vars.apply(&t.description),
+            "parameters": parameters,
+        }
+    })
+}
+
+/// What every message and segment of `envelope` sends to the model.
+pub fn contributions(envelope: &Envelope) -> Contributions {
+    let vars = Vars::of(envelope);
+    let calls = Calls::pair(envelope);
+    let mut tools = Vec::new();
+    let mut messages = Vec::with_capacity(envelope.messages.len());
+    let mut request_n = 0usize;
+    for (mi, m) in envelope.messages.iter().enumerate() {
+        let mut pieces = Vec::new();
+        for (sj, s) in m.segments.iter().enumerate() {
+            let piece = match s {
+                Segment::ToolOverview(o) => {
+                    tools.extend(o.items.iter().map(|t| tool_json(t, &vars)));
+                    None
+                }
+                Segment::ToolCallRequest(r) => {
+                    let q = &calls.requests[request_n];
+                    request_n += 1;
+                    Some(Piece::Call {
+                        id: q.export_id.clone(),
+                        name: r.tool_name.clone(),
+                        arguments: Value::Object(r.arguments.clone()).to_string(),
+                    })
+                }
+                Segment::ToolCallResult(r) => {
+                    let id = calls.request_for(At { message: mi, segment: sj }).map(|q| q.export_id.clone());
+                    Some(Piece::Result { tool_call_id: id.unwrap_or_default(), content: r.result.clone() })
+                }
+                Segment::Media(md) if md.media_type == MediaType::Image && m.role == Role::User => {
+                    Some(Piece::Image { url: md.url.clone() })
+                }
+                other => segment_text(other, &vars).map(Piece::Text),
+            };
+            if let Some(p) = piece {
+                pieces.push((sj, p));
+            }
+        }
+        messages.push(MessagePieces { role: m.role, pieces });
+    }
+    Contributions { tools, messages }
+}
+
+/// The request message(s) for one envelope message (a tool message gives one
+/// per result; a message that sends nothing gives none).
+pub fn message_json(m: &MessagePieces) -> Vec<Value> {
+    let role = m.role.as_str();
+    match m.role {
+        Role::Tool => m
+            .pieces
+            .iter()
+            .filter_map(|(_, p)| match p {
+                Piece::Result { tool_call_id, content } => {
+                    Some(json!({"role": "tool", "tool_call_id": tool_call_id, "content": content}))
+                }
+                _ => None,
+            })
+            .collect(),
+        Role::Assistant => {
+            let text = m.text();
+            let calls: Vec<Value> = m
+                .pieces
+                .iter()
+                .filter_map(|(_, p)| match p {
+                    Piece::Call { id, name, arguments } => Some(json!({
+                        "id": id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": arguments},
+                    })),
+                    _ => None,
+                })
+                .collect();
+            if text.is_empty() && calls.is_empty() {
+                return vec![];
+            }
+            let mut obj = Map::new();
+            obj.insert("role".into(), role.into());
+            obj.insert("content".into(), if text.is_empty() { Value::Null } else { text.into() });
+            if !calls.is_empty() {
+                obj.insert("tool_calls".into(), calls.into());
+            }
+            vec![Value::Object(obj)]
+        }
+        Role::User if m.pieces.iter().any(|(_, p)| matches!(p, Piece::Image { .. })) => {
+            let mut parts: Vec<Value> = Vec::new();
+            let mut run: Vec<&str> = Vec::new();
+            let flush = |run: &mut Vec<&str>, parts: &mut Vec<Value>| {
+                if !run.is_empty() {
+                    parts.push(json!({"type": "text", "text": run.join("\n\n")}));
+                    run.clear();
+                }
+            };
+            for (_, p) in &m.pieces {
+                match p {
+                    Piece::Text(t) => run.push(t),
+                    Piece::Image { url } => {
+                        flush(&mut run, &mut parts);
+                        parts.push(json!({"type": "image_url", "image_url": {"url": url}}));
+                    }
+                    _ => {}
+                }
+            }
+            flush(&mut run, &mut parts);
+            vec![json!({"role": role, "content": parts})]
+        }
+        Role::System | Role::User => {
+            let text = m.text();
+            if text.is_empty() {
+                vec![]
+            } else {
+                vec![json!({"role": role, "content": text})]
+            }
+        }
+    }
+}
+
+/// The request body for `envelope`, keeping only the messages whose `keep`
+/// entry is true (all when `keep` is `None`) and the tools when `keep_tools`.
+/// Ids of calls (`call_{n}`) are numbered over the whole envelope, so a
+/// truncated request names its calls as the full one does.
+pub fn openai_request_filtered(
+    envelope: &Envelope,
+    c: &Contributions,
+    keep: Option<&[bool]>,
+    keep_tools: bool,
+) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), envelope.model.as_deref().unwrap_or(DEFAULT_MODEL).into());
+    let messages: Vec<Value> = c
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keep.is_none_or(|k| k.get(*i).copied().unwrap_or(true)))
+        .flat_map(|(_, m)| message_json(m))
+        .collect();
+    body.insert("messages".into(), messages.into());
+    if keep_tools && !c.tools.is_empty() {
+        body.insert("tools".into(), c.tools.clone().into());
+    }
+    Value::Object(body)
+}
+
+/// The OpenAI Chat Completions request body for `envelope`.
+pub fn openai_request(envelope: &Envelope) -> Value {
+    openai_request_filtered(envelope, &contributions(envelope), None, true)
+}
+
+/// The export as text: pretty JSON (two-space indent) and a final newline.
+/// The CLI prints it, the app shows, copies and downloads it.
+pub fn to_pretty(value: &Value) -> String {
+    let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// [`openai_request`] as the text [`to_pretty`] gives.
+pub fn openai_json(envelope: &Envelope) -> String {
+    to_pretty(&openai_request(envelope))
+}

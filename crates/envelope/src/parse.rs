@@ -1,0 +1,505 @@
+//! Reading a document: JSON text → [`Envelope`], with every problem reported.
+//!
+//! Reading runs in two passes. The *structural* pass walks the JSON value and
+//! builds the typed model field by field, collecting every missing, mistyped
+//! or unknown field with its path instead of stopping at the first. The
+//! *semantic* pass ([`crate::validate`]) then checks the rules of §3 over what
+//! was read. A document with any error is rejected; warnings travel beside a
+//! valid document.
+
+use serde_json::{Map, Value};
+
+use crate::diag::Diagnostic;
+use crate::types::*;
+use crate::validate;
+
+/// A valid document, the JSON it was read from, and its warnings.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub envelope: Envelope,
+    /// The document as written (key order kept): what a "raw protocol" view shows.
+    pub raw: Value,
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Reads a document from bytes: invalid UTF-8 is an error that gives its line,
+/// column and byte offset.
+pub fn parse_bytes(bytes: &[u8]) -> Result<Loaded, Vec<Diagnostic>> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse(text),
+        Err(e) => {
+            let at = e.valid_up_to();
+            let (line, column) = line_column(&bytes[..at]);
+            Err(vec![Diagnostic::error(
+                format!("line {line} column {column}"),
+                format!("the file is not valid UTF-8 (invalid byte at offset {at})"),
+            )])
+        }
+    }
+}
+
+fn line_column(prefix: &[u8]) -> (usize, usize) {
+    let line = prefix.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = prefix.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let column = String::from_utf8_lossy(&prefix[line_start..]).chars().count() + 1;
+    (line, column)
+}
+
+/// Reads a document from JSON text.
+pub fn parse(text: &str) -> Result<Loaded, Vec<Diagnostic>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err(vec![Diagnostic::error("", "the document is empty (expected a JSON object)")]);
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => from_value(value),
+        Err(e) => Err(vec![syntax_error(&e)]),
+    }
+}
+
+/// A JSON syntax error as a diagnostic whose path is `line L column C`.
+pub fn syntax_error(e: &serde_json::Error) -> Diagnostic {
+    let full = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = full.strip_suffix(&suffix).unwrap_or(&full);
+    let message = match message {
+        "recursion limit exceeded" => "nesting is too deep (more than 128 levels)",
+        m => m,
+    };
+    Diagnostic::error(
+        format!("line {} column {}", e.line(), e.column()),
+        format!("invalid JSON: {message}"),
+    )
+}
+
+/// Reads a document from an already-parsed JSON value.
+pub fn from_value(raw: Value) -> Result<Loaded, Vec<Diagnostic>> {
+    let mut d = Decoder::default();
+    let envelope = d.envelope(&raw);
+    let mut diags = d.errors;
+    if let Some(envelope) = &envelope {
+        diags.extend(validate::check(envelope, &d.locator, d.incomplete));
+    }
+    let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(|d| d.is_error());
+    match envelope {
+        Some(envelope) if errors.is_empty() => Ok(Loaded { envelope, raw, warnings }),
+        _ => Err(errors),
+    }
+}
+
+/// The structural pass alone: the model (when the document is an object with
+/// `version` and `messages`), with the messages and segments that decoded,
+/// and the structural errors. For tools and tests that look at documents the
+/// semantic rules reject.
+pub fn decode(raw: &Value) -> (Option<Envelope>, Vec<Diagnostic>) {
+    let mut d = Decoder::default();
+    let envelope = d.envelope(raw);
+    (envelope, d.errors)
+}
+
+/// Maps positions in the decoded model back to positions in the document
+/// (they differ only where a message or segment failed to decode).
+#[derive(Clone, Debug, Default)]
+pub struct Locator {
+    messages: Vec<usize>,
+    segments: Vec<Vec<usize>>,
+}
+
+impl Locator {
+    /// The identity map for a fully decoded envelope.
+    pub fn identity(envelope: &Envelope) -> Self {
+        Self {
+            messages: (0..envelope.messages.len()).collect(),
+            segments: envelope.messages.iter().map(|m| (0..m.segments.len()).collect()).collect(),
+        }
+    }
+
+    /// `messages[i]` for the decoded message `mi`.
+    pub fn message(&self, mi: usize) -> String {
+        format!("messages[{}]", self.messages.get(mi).copied().unwrap_or(mi))
+    }
+
+    /// `messages[i].segments[j]` for the decoded segment `sj` of message `mi`.
+    pub fn segment(&self, mi: usize, sj: usize) -> String {
+        let j = self.segments.get(mi).and_then(|s| s.get(sj)).copied().unwrap_or(sj);
+        format!("{}.segments[{j}]", self.message(mi))
+    }
+}
+
+#[derive(Default)]
+struct Decoder {
+    errors: Vec<Diagnostic>,
+    locator: Locator,
+    /// Some message or segment could not be decoded and is missing from the model.
+    incomplete: bool,
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// The JSON type of a value, for messages ("found a number").
+pub(crate) fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// What a field holds, for "expected …" messages.
+#[derive(Clone, Copy)]
+enum Want {
+    Str,
+    Bool,
+    /// An integer ≥ 0.
+    Count,
+    /// Any integer.
+    Int,
+    Number,
+    Object,
+    Array,
+}
+
+impl Want {
+    fn describe(self) -> &'static str {
+        match self {
+            Want::Str => "a string",
+            Want::Bool => "a boolean",
+            Want::Count => "a non-negative integer",
+            Want::Int => "an integer",
+            Want::Number => "a number",
+            Want::Object => "an object",
+            Want::Array => "an array",
+        }
+    }
+}
+
+/// One JSON object being decoded: reads fields and reports unknown ones.
+struct Obj<'a> {
+    map: &'a Map<String, Value>,
+    path: String,
+}
+
+impl Decoder {
+    fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(Diagnostic::error(path, message));
+    }
+
+    fn object<'a>(&mut self, v: &'a Value, path: &str, what: &str) -> Option<Obj<'a>> {
+        match v {
+            Value::Object(map) => Some(Obj { map, path: path.to_string() }),
+            other => {
+                self.err(path, format!("expected {what} (an object), found {}", type_name(other)));
+                None
+            }
+        }
+    }
+
+    /// Reports fields of `o` not in `allowed`.
+    fn unknown_fields(&mut self, o: &Obj, allowed: &[&str], what: &str) {
+        for key in o.map.keys() {
+            if !allowed.contains(&key.as_str()) {
+                let mut msg = format!("unknown field `{key}` in {what}");
+                if let Some(near) = near_miss(key, allowed) {
+                    msg.push_str(&format!("; did you mean `{near}`?"));
+                } else {
+                    msg.push_str(&format!("; expected one of: {}", allowed.join(", ")));
+                }
+                self.err(join(&o.path, key), msg);
+            }
+        }
+    }
+
+    /// A required field: reports it when missing or of the wrong type.
+    fn req<'a>(&mut self, o: &Obj<'a>, key: &str, want: Want) -> Option<&'a Value> {
+        match o.map.get(key) {
+            None => {
+                self.err(join(&o.path, key), format!("missing field `{key}` (expected {})", want.describe()));
+                None
+            }
+            Some(v) => self.typed(v, &join(&o.path, key), want),
+        }
+    }
+
+    /// An optional field: absent or `null` is `None`.
+    fn opt<'a>(&mut self, o: &Obj<'a>, key: &str, want: Want) -> Option<Option<&'a Value>> {
+        match o.map.get(key) {
+            None | Some(Value::Null) => Some(None),
+            Some(v) => self.typed(v, &join(&o.path, key), want).map(Some),
+        }
+    }
+
+    fn typed<'a>(&mut self, v: &'a Value, path: &str, want: Want) -> Option<&'a Value> {
+        let ok = match want {
+            Want::Str => v.is_string(),
+            Want::Bool => v.is_boolean(),
+            Want::Count => v.as_u64().is_some(),
+            Want::Int => v.as_i64().is_some(),
+            Want::Number => v.is_number(),
+            Want::Object => v.is_object(),
+            Want::Array => v.is_array(),
+        };
+        if ok {
+            Some(v)
+        } else {
+            let found = match (want, v) {
+                (Want::Count | Want::Int, Value::Number(n)) => format!("the number {n}"),
+                _ => type_name(v).to_string(),
+            };
+            self.err(path, format!("expected {}, found {found}", want.describe()));
+            None
+        }
+    }
+
+    fn string(&mut self, o: &Obj, key: &str) -> Option<String> {
+        self.req(o, key, Want::Str).and_then(Value::as_str).map(str::to_string)
+    }
+
+    fn opt_string(&mut self, o: &Obj, key: &str) -> Option<Option<String>> {
+        self.opt(o, key, Want::Str).map(|v| v.and_then(Value::as_str).map(str::to_string))
+    }
+
+    fn boolean(&mut self, o: &Obj, key: &str) -> Option<bool> {
+        self.req(o, key, Want::Bool).and_then(Value::as_bool)
+    }
+
+    fn envelope(&mut self, v: &Value) -> Option<Envelope> {
+        let o = self.object(v, "", "the document")?;
+        self.unknown_fields(&o, &["version", "model", "messages"], "the envelope");
+        let version = self.string(&o, "version");
+        if let Some(ver) = &version {
+            if ver != VERSION {
+                self.err("version", format!("unsupported version \"{ver}\"; this reader supports \"{VERSION}\""));
+            }
+        }
+        let model = self.opt_string(&o, "model");
+        let messages = self.req(&o, "messages", Want::Array).and_then(Value::as_array).map(|list| {
+            let mut out = Vec::with_capacity(list.len());
+            for (i, m) in list.iter().enumerate() {
+                match self.message(m, &format!("messages[{i}]")) {
+                    Some(msg) => {
+                        self.locator.messages.push(i);
+                        out.push(msg);
+                    }
+                    None => self.incomplete = true,
+                }
+            }
+            out
+        });
+        Some(Envelope { version: version?, model: model?, messages: messages? })
+    }
+
+    fn message(&mut self, v: &Value, path: &str) -> Option<Message> {
+        let o = self.object(v, path, "a message")?;
+        self.unknown_fields(&o, &["id", "role", "segments", "timestamp", "truncationPriority"], "a message");
+        let id = self.string(&o, "id");
+        let role = self.string(&o, "role").and_then(|r| {
+            let role = Role::parse(&r);
+            if role.is_none() {
+                self.err(
+                    join(path, "role"),
+                    format!("unknown role `{r}`; expected one of: system, user, assistant, tool"),
+                );
+            }
+            role
+        });
+        let timestamp = self.req(&o, "timestamp", Want::Number).and_then(|v| match v {
+            Value::Number(n) => Some(n.clone()),
+            _ => None,
+        });
+        let priority = self.opt(&o, "truncationPriority", Want::Count).map(|v| v.and_then(Value::as_u64));
+        let segments = self.req(&o, "segments", Want::Array).and_then(Value::as_array).map(|list| {
+            let mut out = Vec::with_capacity(list.len());
+            let mut positions = Vec::with_capacity(list.len());
+            for (j, s) in list.iter().enumerate() {
+                match self.segment(s, &format!("{path}.segments[{j}]")) {
+                    Some(seg) => {
+                        out.push(seg);
+                        positions.push(j);
+                    }
+                    None => self.incomplete = true,
+                }
+            }
+            (out, positions)
+        });
+        let (segments, positions) = segments?;
+        let message = Message {
+            id: id?,
+            role: role?,
+            segments,
+            timestamp: timestamp?,
+            truncation_priority: priority?,
+        };
+        self.locator.segments.push(positions);
+        Some(message)
+    }
+
+    fn segment(&mut self, v: &Value, path: &str) -> Option<Segment> {
+        let o = self.object(v, path, "a segment")?;
+        let kind = self.string(&o, "kind")?;
+        let fields: &[&str] = match kind.as_str() {
+            "text" => &["kind", "content"],
+            "static_var" => &["kind", "name", "value", "description"],
+            "system_prompt" => &["kind", "content", "collapsed"],
+            "memory" | "skills" => &["kind", "items", "collapsed", "description"],
+            "tool_overview" => &["kind", "items", "collapsed"],
+            "tool_call_request" => &["kind", "toolName", "arguments", "collapsed", "callId"],
+            "tool_call_result" => &["kind", "toolName", "result", "success", "collapsed", "callId"],
+            "document" => &["kind", "fileName", "mimeType", "snippet", "sizeBytes", "parsedContent"],
+            "long_text" => &["kind", "content", "charCount", "collapsed"],
+            "media" => &["kind", "mediaType", "url", "altText"],
+            other => {
+                self.err(
+                    join(path, "kind"),
+                    format!("unknown kind `{other}`; expected one of: {}", KINDS.join(", ")),
+                );
+                return None;
+            }
+        };
+        self.unknown_fields(&o, fields, &format!("a {kind} segment"));
+        let before = self.errors.len();
+        let seg = self.segment_body(&kind, &o);
+        if self.errors.len() > before {
+            return None;
+        }
+        seg
+    }
+
+    fn segment_body(&mut self, kind: &str, o: &Obj) -> Option<Segment> {
+        Some(match kind {
+            "text" => Segment::Text(Text { content: self.string(o, "content")? }),
+            "static_var" => {
+                let (name, value, description) =
+                    (self.string(o, "name"), self.string(o, "value"), self.opt_string(o, "description"));
+                Segment::StaticVar(StaticVar { name: name?, value: value?, description: description? })
+            }
+            "system_prompt" => {
+                let (content, collapsed) = (self.string(o, "content"), self.boolean(o, "collapsed"));
+                Segment::SystemPrompt(SystemPrompt { content: content?, collapsed: collapsed? })
+            }
+            "memory" => {
+                let items = self.items(o, "a memory item", |d, item| {
+                    d.unknown_fields(item, &["title", "content"], "a memory item");
+                    let (title, content) = (d.string(item, "title"), d.string(item, "content"));
+                    Some(MemoryItem { title: title?, content: content? })
+                });
+                let (collapsed, description) = (self.boolean(o, "collapsed"), self.opt_string(o, "description"));
+                Segment::Memory(Memory { items: items?, collapsed: collapsed?, description: description? })
+            }
+            "skills" => {
+                let items = self.items(o, "a skill item", |d, item| {
+                    d.unknown_fields(item, &["name", "description", "body", "loaded"], "a skill item");
+                    let (name, description) = (d.string(item, "name"), d.string(item, "description"));
+                    let body = d.opt_string(item, "body");
+                    let loaded = d.opt(item, "loaded", Want::Bool).map(|v| v.and_then(Value::as_bool));
+                    Some(SkillItem { name: name?, description: description?, body: body?, loaded: loaded? })
+                });
+                let (collapsed, description) = (self.boolean(o, "collapsed"), self.opt_string(o, "description"));
+                Segment::Skills(Skills { items: items?, collapsed: collapsed?, description: description? })
+            }
+            "tool_overview" => {
+                let items = self.items(o, "a tool item", |d, item| {
+                    d.unknown_fields(item, &["name", "description", "parameters", "schema"], "a tool item");
+                    let (name, description) = (d.string(item, "name"), d.string(item, "description"));
+                    let parameters = d.opt_string(item, "parameters");
+                    let schema = d.opt(item, "schema", Want::Object).map(|v| v.cloned());
+                    Some(ToolItem { name: name?, description: description?, parameters: parameters?, schema: schema? })
+                });
+                let collapsed = self.boolean(o, "collapsed");
+                Segment::ToolOverview(ToolOverview { items: items?, collapsed: collapsed? })
+            }
+            "tool_call_request" => {
+                let tool_name = self.string(o, "toolName");
+                let arguments = self.req(o, "arguments", Want::Object).and_then(Value::as_object).cloned();
+                let (collapsed, call_id) = (self.boolean(o, "collapsed"), self.opt_string(o, "callId"));
+                Segment::ToolCallRequest(ToolCallRequest {
+                    tool_name: tool_name?,
+                    arguments: arguments?,
+                    collapsed: collapsed?,
+                    call_id: call_id?,
+                })
+            }
+            "tool_call_result" => {
+                let (tool_name, result) = (self.string(o, "toolName"), self.string(o, "result"));
+                let (success, collapsed) = (self.boolean(o, "success"), self.boolean(o, "collapsed"));
+                let call_id = self.opt_string(o, "callId");
+                Segment::ToolCallResult(ToolCallResult {
+                    tool_name: tool_name?,
+                    result: result?,
+                    success: success?,
+                    collapsed: collapsed?,
+                    call_id: call_id?,
+                })
+            }
+            "document" => {
+                let (file_name, mime_type) = (self.string(o, "fileName"), self.string(o, "mimeType"));
+                let snippet = self.string(o, "snippet");
+                let size_bytes = self.req(o, "sizeBytes", Want::Count).and_then(Value::as_u64);
+                let parsed_content = self.opt_string(o, "parsedContent");
+                Segment::Document(Document {
+                    file_name: file_name?,
+                    mime_type: mime_type?,
+                    snippet: snippet?,
+                    size_bytes: size_bytes?,
+                    parsed_content: parsed_content?,
+                })
+            }
+            "long_text" => {
+                let content = self.string(o, "content");
+                let char_count = self.req(o, "charCount", Want::Int).and_then(Value::as_i64);
+                let collapsed = self.boolean(o, "collapsed");
+                Segment::LongText(LongText { content: content?, char_count: char_count?, collapsed: collapsed? })
+            }
+            "media" => {
+                let media_type = self.string(o, "mediaType").and_then(|t| {
+                    let m = MediaType::parse(&t);
+                    if m.is_none() {
+                        self.err(
+                            join(&o.path, "mediaType"),
+                            format!("unknown mediaType `{t}`; expected one of: image, audio, video"),
+                        );
+                    }
+                    m
+                });
+                let (url, alt_text) = (self.string(o, "url"), self.opt_string(o, "altText"));
+                Segment::Media(Media { media_type: media_type?, url: url?, alt_text: alt_text? })
+            }
+            _ => return None,
+        })
+    }
+
+    /// The `items` array of a list segment, each item decoded by `item`.
+    fn items<T>(
+        &mut self,
+        o: &Obj,
+        what: &str,
+        mut item: impl FnMut(&mut Self, &Obj) -> Option<T>,
+    ) -> Option<Vec<T>> {
+        let list = self.req(o, "items", Want::Array)?.as_array()?;
+        let mut out = Vec::with_capacity(list.len());
+        let mut ok = true;
+        for (k, v) in list.iter().enumerate() {
+            let path = format!("{}.items[{k}]", o.path);
+            match self.object(v, &path, what).and_then(|obj| item(self, &obj)) {
+                Some(t) => out.push(t),
+                None => ok = false,
+            }
+        }
+        ok.then_some(out)
+    }
+}
+
+/// A known field that differs from `key` only in case or `_`/`-` (`tool_name` → `toolName`).
+fn near_miss<'a>(key: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    let norm = |s: &str| s.chars().filter(|c| *c != '_' && *c != '-').collect::<String>().to_lowercase();
+    let k = norm(key);
+    allowed.iter().copied().find(|a| norm(a) == k)
+}

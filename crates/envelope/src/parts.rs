@@ -1,0 +1,186 @@
+//! Parts for the truncation preview (§5): one per message, plus `tools`.
+//!
+//! A part's tokens are the tokens of the strings it exports: its text (for a
+//! user message with images, each run of text between images), for tool
+//! calls the function name and the arguments string, for tool messages each
+//! result. An image counts a fixed [`IMAGE_TOKENS`] and marks the part as an
+//! estimate. Segments are counted too (the UI shows both); a segment's count
+//! is of its own piece, so segment counts need not add up to the part's (the
+//! `"\n\n"` joins and merges across them are the part's).
+//!
+//! Counting itself is left to the caller (`count` below): the CLI counts in
+//! process, the web app in a worker, over the same strings.
+
+use crate::export::{Contributions, MessagePieces, Piece};
+use crate::truncate::PartBudget;
+use crate::types::{Envelope, Role};
+
+/// What an image content part counts for (OpenAI's low-detail image cost).
+pub const IMAGE_TOKENS: u64 = 85;
+
+/// The name of the tools part.
+pub const TOOLS_PART: &str = "tools";
+
+/// What one part sends, before counting.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartText {
+    /// The message id, or `tools`.
+    pub name: String,
+    /// `None` for the tools part.
+    pub role: Option<Role>,
+    /// Index of the message in the envelope (`None` for tools).
+    pub message: Option<usize>,
+    pub priority: u64,
+    /// The strings whose counts add up to the part's tokens.
+    pub strings: Vec<String>,
+    /// Per segment with pieces: (segment index, its strings, its images).
+    pub segments: Vec<(usize, Vec<String>, u64)>,
+    /// Images in the part, each [`IMAGE_TOKENS`].
+    pub images: u64,
+}
+
+impl PartText {
+    /// Whether the count includes an image estimate.
+    pub fn is_estimate(&self) -> bool {
+        self.images > 0
+    }
+}
+
+/// A part with its counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    pub name: String,
+    pub role: Option<Role>,
+    pub message: Option<usize>,
+    pub priority: u64,
+    pub tokens: u64,
+    /// (segment index, tokens) for every segment that sends something.
+    pub segment_tokens: Vec<(usize, u64)>,
+    pub estimate: bool,
+}
+
+impl Part {
+    pub fn budget(&self) -> PartBudget {
+        PartBudget { tokens: self.tokens, priority: self.priority }
+    }
+}
+
+fn default_priority(role: Option<Role>) -> u64 {
+    match role {
+        None | Some(Role::System) => 0,
+        Some(_) => 1,
+    }
+}
+
+fn message_strings(m: &MessagePieces) -> Vec<String> {
+    let mut out = Vec::new();
+    let has_images = m.pieces.iter().any(|(_, p)| matches!(p, Piece::Image { .. }));
+    if has_images {
+        let mut run: Vec<&str> = Vec::new();
+        for (_, p) in &m.pieces {
+            match p {
+                Piece::Text(t) => run.push(t),
+                Piece::Image { .. } if !run.is_empty() => {
+                    out.push(run.join("\n\n"));
+                    run.clear();
+                }
+                _ => {}
+            }
+        }
+        if !run.is_empty() {
+            out.push(run.join("\n\n"));
+        }
+    } else {
+        let text = m.text();
+        if !text.is_empty() {
+            out.push(text);
+        }
+    }
+    for (_, p) in &m.pieces {
+        match p {
+            Piece::Call { name, arguments, .. } => {
+                out.push(name.clone());
+                out.push(arguments.clone());
+            }
+            Piece::Result { content, .. } => out.push(content.clone()),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn piece_strings(p: &Piece) -> (Vec<String>, u64) {
+    match p {
+        Piece::Text(t) => (vec![t.clone()], 0),
+        Piece::Image { .. } => (vec![], 1),
+        Piece::Call { name, arguments, .. } => (vec![name.clone(), arguments.clone()], 0),
+        Piece::Result { content, .. } => (vec![content.clone()], 0),
+    }
+}
+
+/// The parts of an envelope, uncounted.
+pub fn part_texts(envelope: &Envelope, c: &Contributions) -> Vec<PartText> {
+    let mut out = Vec::with_capacity(envelope.messages.len() + 1);
+    if !c.tools.is_empty() {
+        let json = serde_json::Value::Array(c.tools.clone()).to_string();
+        out.push(PartText {
+            name: TOOLS_PART.to_string(),
+            role: None,
+            message: None,
+            priority: default_priority(None),
+            strings: vec![json],
+            segments: vec![],
+            images: 0,
+        });
+    }
+    for (mi, (m, pieces)) in envelope.messages.iter().zip(&c.messages).enumerate() {
+        let mut segments: Vec<(usize, Vec<String>, u64)> = Vec::new();
+        for (sj, p) in &pieces.pieces {
+            let (strings, images) = piece_strings(p);
+            match segments.last_mut() {
+                Some(last) if last.0 == *sj => {
+                    last.1.extend(strings);
+                    last.2 += images;
+                }
+                _ => segments.push((*sj, strings, images)),
+            }
+        }
+        let images = segments.iter().map(|s| s.2).sum();
+        out.push(PartText {
+            name: m.id.clone(),
+            role: Some(m.role),
+            message: Some(mi),
+            priority: m.truncation_priority.unwrap_or_else(|| default_priority(Some(m.role))),
+            strings: message_strings(pieces),
+            segments,
+            images,
+        });
+    }
+    out
+}
+
+/// Counts parts with `count` (o200k_base in practice).
+pub fn count_parts(texts: &[PartText], mut count: impl FnMut(&str) -> u64) -> Vec<Part> {
+    texts
+        .iter()
+        .map(|t| {
+            let tokens = t.strings.iter().map(|s| count(s)).sum::<u64>() + t.images * IMAGE_TOKENS;
+            let segment_tokens = t
+                .segments
+                .iter()
+                .map(|(sj, strings, images)| {
+                    (*sj, strings.iter().map(|s| count(s)).sum::<u64>() + images * IMAGE_TOKENS)
+                })
+                .collect();
+            Part {
+                name: t.name.clone(),
+                role: t.role,
+                message: t.message,
+                priority: t.priority,
+                tokens,
+                segment_tokens,
+                estimate: t.is_estimate(),
+            }
+        })
+        .collect()
+}
