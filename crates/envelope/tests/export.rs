@@ -26,12 +26,20 @@ fn export(d: &Value) -> Value {
     out
 }
 
-/// The request deserialises into the typed request, and serialises back to the same JSON.
+/// The request deserialises into the typed request, and serialises back to
+/// the same JSON (async-openai omits an assistant's `"content": null`, which
+/// OpenAI reads the same as an absent one).
 fn typed_check(out: &Value) {
     let typed: CreateChatCompletionRequest =
         serde_json::from_value(out.clone()).unwrap_or_else(|e| panic!("not a valid request: {e}\n{out:#}"));
     let back = serde_json::to_value(&typed).unwrap();
-    assert_eq!(&back, out, "typed round trip changed the request");
+    let mut expected = out.clone();
+    for m in expected["messages"].as_array_mut().unwrap() {
+        if m["content"].is_null() {
+            m.as_object_mut().unwrap().remove("content");
+        }
+    }
+    assert_eq!(back, expected, "typed round trip changed the request");
 }
 
 #[test]
@@ -146,10 +154,12 @@ fn tools_in_order_with_default_parameters() {
 
 #[test]
 fn assistant_tool_calls_ids_and_compact_arguments() {
+    // Arguments as written in the document: `1.50` stays `1.50`.
+    let written: Value = serde_json::from_str(r#"{"z": 1, "a": [1.50, "é"], "n": null}"#).unwrap();
     let d = doc(json!([
         msg("a", "assistant", json!([
             text("Checking."),
-            {"kind": "tool_call_request", "toolName": "f", "arguments": {"z": 1, "a": [1.50, "é"], "n": null}, "collapsed": false},
+            {"kind": "tool_call_request", "toolName": "f", "arguments": written, "collapsed": false},
             {"kind": "tool_call_request", "toolName": "g", "arguments": {}, "collapsed": false, "callId": "mine"}
         ])),
         msg("t", "tool", json!([
