@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what building and testing need, once; later runs skip what is
+# already at the pinned version. Everything comes from the package registries
+# (crates.io, npm); nothing is fetched by Trunk itself.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TRUNK_VERSION=0.21.14
+WASM_BINDGEN_VERSION=0.2.130   # must equal wasm-bindgen in Cargo.lock
+BINARYEN_VERSION=132           # Debian's binaryen 108 breaks the module; npm's 132 works
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
+  say "installing trunk $TRUNK_VERSION"
+  cargo install --locked "trunk@$TRUNK_VERSION"
+fi
+
+if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+  # Not --locked: its lockfile wants a webpki-roots the registry lacks.
+  cargo install --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
+fi
+
+# Node packages (binaryen's wasm-opt, playwright-core for the end-to-end
+# tests) live in .tools/, pinned by .tools/package-lock.json.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  say "Node.js and npm are needed (for wasm-opt and the browser tests): apt-get install nodejs npm"
+  exit 1
+fi
+if [ ! -x .tools/node_modules/.bin/wasm-opt ] \
+   || ! .tools/node_modules/.bin/wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION"; then
+  say "installing npm packages into .tools/"
+  (cd .tools && npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every test: formatting and lints, the native tests of every crate, the
+# component tests in headless Chromium, and the end-to-end tests against the
+# release build served on 127.0.0.1. Installs what is missing first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+export PATH="$PWD/.tools/node_modules/.bin:$PATH"
+
+step() { printf '\n\033[1;34m== %s\033[0m\n' "$*" >&2; }
+
+for tool in chromium chromedriver; do
+  command -v "$tool" >/dev/null || { echo "missing $tool: apt-get install chromium chromium-driver" >&2; exit 1; }
+done
+
+step "format"
+cargo fmt --all -- --check
+
+step "clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy -p envelope --features tokenizer --all-targets --locked -- -D warnings
+
+step "native tests"
+cargo test --workspace --locked
+cargo test -p envelope --features tokenizer --locked
+
+step "component tests in headless Chromium"
+CHROMEDRIVER=/usr/bin/chromedriver \
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  cargo test --target wasm32-unknown-unknown --locked --test web
+
+step "release build"
+trunk build --release
+
+step "end-to-end tests in headless Chromium"
+node tests/e2e/run.mjs

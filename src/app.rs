@@ -1,0 +1,247 @@
+//! The application shell: routes, header, the two panes.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use leptos_icons::Icon;
+use leptos_router::components::{Route, Router, Routes, A};
+use leptos_router::hooks::{use_location, use_params_map};
+use leptos_router::path;
+
+use crate::browser;
+use crate::components::conversation::Conversation;
+use crate::components::loader::{drag_has_files, on_drop, LoadErrors, Notices, OpenButton, PasteButton, Warnings};
+use crate::components::protocol_panel::ProtocolPanel;
+use crate::doc::{Doc, Source};
+use crate::state::{Expansion, Prefs, Session};
+
+/// The demos, by letter, with a one-line story each.
+pub const DEMOS: [(char, &str); 6] = [
+    ('a', "Everyday chat"),
+    ('b', "Assistant with memory"),
+    ('c', "Skills, progressively disclosed"),
+    ('d', "Agent with tools"),
+    ('e', "论文审阅 · paper review"),
+    ('f', "Long conversation, truncation"),
+];
+
+/// The app: state, routes, and the page frame.
+#[component]
+pub fn App() -> impl IntoView {
+    let session = Session::new();
+    provide_context(session);
+    let prefs = Prefs::init(session);
+    provide_context(prefs);
+    session.restore_user_document();
+    view! {
+        <Router>
+            <Frame>
+                <Routes fallback=|| view! { <NotFound/> }>
+                    <Route path=path!("/") view=|| view! { <DemoPage letter='a'/> }/>
+                    <Route path=path!("/demo/:id") view=DemoRoute/>
+                    <Route path=path!("/doc") view=UserDocPage/>
+                </Routes>
+            </Frame>
+        </Router>
+    }
+}
+
+/// Header, notices, and whatever the route shows; drop target for files.
+#[component]
+fn Frame(children: Children) -> impl IntoView {
+    let session = Session::expect();
+    let drop = on_drop(session);
+    let dragging = RwSignal::new(false);
+    view! {
+        <div class="app" class:dragging=move || dragging.get()
+            on:dragover=move |ev| { if drag_has_files(&ev) { ev.prevent_default(); dragging.set(true); } }
+            on:dragleave=move |_| dragging.set(false)
+            on:drop=move |ev| { dragging.set(false); drop(ev) }>
+            <Header/>
+            <div class="notices">
+                <Notices/>
+                <LoadErrors/>
+                <Warnings/>
+            </div>
+            {children()}
+            <div class="drop-hint" aria-hidden="true">"Drop an envelope JSON file to open it"</div>
+        </div>
+    }
+}
+
+#[component]
+fn Header() -> impl IntoView {
+    let prefs = Prefs::expect();
+    let session = Session::expect();
+    let location = use_location();
+    let current = move || {
+        let p = location.pathname.get();
+        if p == "/" {
+            "/demo/a".to_string()
+        } else {
+            p
+        }
+    };
+    let toggle_theme = move |_| {
+        let dark = match prefs.theme.get_untracked().as_deref() {
+            Some("dark") => true,
+            Some(_) => false,
+            None => browser::prefers_dark(),
+        };
+        prefs.theme.set(Some(if dark { "light" } else { "dark" }.to_string()));
+    };
+    view! {
+        <header class="top">
+            <A href="/" attr:class="brand">
+                <Icon icon=icondata::LuBraces/>
+                <span>"Prompt Envelope"</span>
+            </A>
+            <nav class="demos" aria-label="Demos">
+                {DEMOS
+                    .iter()
+                    .map(|&(c, story)| {
+                        let href = format!("/demo/{c}");
+                        let href2 = href.clone();
+                        view! {
+                            <A href=href attr:class="demo-link" attr:title=story
+                                attr:aria-current=move || (current() == href2).then_some("page")>
+                                {c.to_ascii_uppercase().to_string()}
+                            </A>
+                        }
+                    })
+                    .collect::<Vec<_>>()}
+                {move || session.user_doc.get().map(|d| view! {
+                    <A href="/doc" attr:class="demo-link doc-link" attr:title=d.source.label()
+                        attr:aria-current=move || (current() == "/doc").then_some("page")>
+                        "Your document"
+                    </A>
+                })}
+            </nav>
+            <div class="header-actions">
+                <OpenButton/>
+                <PasteButton/>
+                <button type="button" class="btn icon" title="Toggle light/dark theme" aria-label="Toggle theme" on:click=toggle_theme>
+                    <Icon icon=icondata::LuSunMoon/>
+                </button>
+            </div>
+        </header>
+    }
+}
+
+/// `/demo/:id`.
+#[component]
+fn DemoRoute() -> impl IntoView {
+    let params = use_params_map();
+    move || {
+        let id = params.read().get("id").unwrap_or_default();
+        match DEMOS.iter().find(|(c, _)| id.len() == 1 && id.starts_with(*c)) {
+            Some(&(c, _)) => view! { <DemoPage letter=c/> }.into_any(),
+            None => view! { <NotFound/> }.into_any(),
+        }
+    }
+}
+
+/// Fetches a demo, then shows it.
+#[component]
+fn DemoPage(letter: char) -> impl IntoView {
+    let session = Session::expect();
+    let failed = RwSignal::new(None::<String>);
+    let loaded = RwSignal::new(None::<Arc<Doc>>);
+    leptos::task::spawn_local(async move {
+        match browser::fetch_text(&format!("/demos/{letter}.json")).await {
+            Ok(text) => match Doc::load(Source::Demo(letter), text.as_bytes()) {
+                Ok(doc) => {
+                    loaded.try_set(Some(doc.clone()));
+                    session.show(doc);
+                }
+                Err(errors) => {
+                    let list: Vec<String> = errors.iter().map(|d| d.to_string()).collect();
+                    failed.try_set(Some(format!("Demo {letter} is invalid: {}", list.join("; "))));
+                }
+            },
+            Err(e) => {
+                failed.try_set(Some(format!("Demo {letter} could not be fetched: {e}")));
+            }
+        }
+    });
+    view! {
+        {move || failed.get().map(|e| view! { <p class="notice error pad">{e}</p> })}
+        <Viewer doc=loaded/>
+    }
+}
+
+/// `/doc`: the user's own document.
+#[component]
+fn UserDocPage() -> impl IntoView {
+    let session = Session::expect();
+    Effect::new(move |_| {
+        if let Some(d) = session.user_doc.get() {
+            session.show(d);
+        }
+    });
+    view! {
+        <Show when=move || session.user_doc.with(Option::is_some)
+            fallback=|| view! {
+                <div class="empty pad">
+                    <h2>"No document of yours yet"</h2>
+                    <p>"Use “Open…” or “Paste…” above, or drop an envelope JSON file anywhere on the page."</p>
+                    <p><A href="/">"Back to the demos"</A></p>
+                </div>
+            }>
+            <Viewer doc=session.user_doc/>
+        </Show>
+    }
+}
+
+/// The two panes for a document, with the draggable divider.
+#[component]
+fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
+    let prefs = Prefs::expect();
+    provide_context(Expansion::new());
+    let split = prefs.split;
+    let dragging = RwSignal::new(false);
+    let on_move = move |ev: web_sys::PointerEvent| {
+        if !dragging.get_untracked() {
+            return;
+        }
+        let width = web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).unwrap_or(1.0);
+        split.set((ev.client_x() as f64 / width * 100.0).clamp(20.0, 80.0));
+    };
+    let on_key = move |ev: web_sys::KeyboardEvent| match ev.key().as_str() {
+        "ArrowLeft" => split.update(|s| *s = (*s - 2.0).max(20.0)),
+        "ArrowRight" => split.update(|s| *s = (*s + 2.0).min(80.0)),
+        _ => {}
+    };
+    view! {
+        <main class="panes" style=move || format!("--split:{}%", split.get())
+            on:pointermove=on_move
+            on:pointerup=move |_| dragging.set(false)
+            on:pointerleave=move |_| dragging.set(false)>
+            <div class="pane left">
+                {move || match doc.get() {
+                    Some(d) => view! { <Conversation doc=d/> }.into_any(),
+                    None => view! { <p class="muted pad">"Loading…"</p> }.into_any(),
+                }}
+            </div>
+            <div class="divider" role="separator" aria-orientation="vertical" tabindex="0"
+                aria-label="Resize panes" aria-valuenow=move || format!("{:.0}", split.get())
+                class:active=move || dragging.get()
+                on:pointerdown=move |ev| { ev.prevent_default(); dragging.set(true) }
+                on:keydown=on_key></div>
+            <div class="pane right">
+                <ProtocolPanel doc/>
+            </div>
+        </main>
+    }
+}
+
+#[component]
+fn NotFound() -> impl IntoView {
+    view! {
+        <div class="empty pad" data-testid="not-found">
+            <h2>"Page not found"</h2>
+            <p>"There is nothing at this address."</p>
+            <p><A href="/">"Go to the first demo"</A></p>
+        </div>
+    }
+}

@@ -1,0 +1,155 @@
+//! The only module that talks to browser APIs directly: clipboard, download,
+//! storage, fetch, files, theme. Everything returns `Result<_, String>` with
+//! a sentence a user can read; nothing here panics on a missing API.
+
+use serde::{de::DeserializeOwned, Serialize};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+fn js_err(e: JsValue) -> String {
+    e.as_string()
+        .or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+fn window() -> Result<web_sys::Window, String> {
+    web_sys::window().ok_or_else(|| "no window".to_string())
+}
+
+/// Copies `text` to the clipboard: the async Clipboard API where there is
+/// one, else a hidden textarea and `execCommand("copy")`.
+pub async fn copy_text(text: &str) -> Result<(), String> {
+    let w = window()?;
+    let clipboard = w.navigator().clipboard();
+    // `navigator.clipboard` is undefined outside secure contexts.
+    if !JsValue::from(clipboard.clone()).is_undefined() {
+        if JsFuture::from(clipboard.write_text(text)).await.is_ok() {
+            return Ok(());
+        }
+    }
+    copy_with_exec_command(&w, text)
+}
+
+fn copy_with_exec_command(w: &web_sys::Window, text: &str) -> Result<(), String> {
+    let doc = w.document().ok_or("no document")?;
+    let area: web_sys::HtmlTextAreaElement =
+        doc.create_element("textarea").map_err(js_err)?.unchecked_into();
+    area.set_value(text);
+    area.set_attribute("style", "position:fixed;top:-1000px;opacity:0").ok();
+    let body = doc.body().ok_or("no body")?;
+    body.append_child(&area).map_err(js_err)?;
+    area.select();
+    let ok = doc.unchecked_ref::<web_sys::HtmlDocument>().exec_command("copy").unwrap_or(false);
+    area.remove();
+    if ok {
+        Ok(())
+    } else {
+        Err("the browser refused to copy (no clipboard access)".into())
+    }
+}
+
+/// Saves `text` as a file named `file_name`.
+pub fn download_text(file_name: &str, text: &str, mime: &str) -> Result<(), String> {
+    let w = window()?;
+    let doc = w.document().ok_or("no document")?;
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(js_err)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(js_err)?;
+    let a: web_sys::HtmlAnchorElement = doc.create_element("a").map_err(js_err)?.unchecked_into();
+    a.set_href(&url);
+    a.set_download(file_name);
+    a.set_attribute("style", "display:none").ok();
+    if let Some(body) = doc.body() {
+        body.append_child(&a).ok();
+    }
+    a.click();
+    a.remove();
+    // Revoke after the click has been handled.
+    let revoke = wasm_bindgen::closure::Closure::once_into_js(move || {
+        web_sys::Url::revoke_object_url(&url).ok();
+    });
+    w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 1000).ok();
+    Ok(())
+}
+
+/// Fetches a same-origin text file.
+pub async fn fetch_text(url: &str) -> Result<String, String> {
+    let w = window()?;
+    let resp = JsFuture::from(w.fetch_with_str(url)).await.map_err(js_err)?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(js_err)?;
+    if !resp.ok() {
+        return Err(format!("{url}: HTTP {}", resp.status()));
+    }
+    let text = JsFuture::from(resp.text().map_err(js_err)?).await.map_err(js_err)?;
+    text.as_string().ok_or_else(|| format!("{url}: not text"))
+}
+
+/// The bytes of a file the user picked or dropped (not decoded: the core
+/// reports invalid UTF-8 with its position).
+pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
+    let buf = JsFuture::from(file.array_buffer()).await.map_err(js_err)?;
+    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+}
+
+/// localStorage through gloo-storage. A missing key is `Ok(None)`; a value
+/// that does not parse is an error (the caller starts with defaults and says so).
+pub fn load<T: DeserializeOwned>(key: &str) -> Result<Option<T>, String> {
+    use gloo_storage::{errors::StorageError, LocalStorage, Storage};
+    match LocalStorage::get::<T>(key) {
+        Ok(v) => Ok(Some(v)),
+        Err(StorageError::KeyNotFound(_)) => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Writes a value; a full quota or disabled storage is an error to report.
+pub fn save<T: Serialize>(key: &str, value: &T) -> Result<(), String> {
+    use gloo_storage::{LocalStorage, Storage};
+    LocalStorage::set(key, value).map_err(|e| e.to_string())
+}
+
+pub fn remove(key: &str) {
+    use gloo_storage::{LocalStorage, Storage};
+    LocalStorage::delete(key);
+}
+
+/// Sets `data-theme` on the root element (`None`: follow the system).
+pub fn apply_theme(theme: Option<&str>) {
+    let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) else {
+        return;
+    };
+    match theme {
+        Some(t) => root.set_attribute("data-theme", t).ok(),
+        None => root.remove_attribute("data-theme").ok(),
+    };
+}
+
+/// Whether the system prefers a dark theme.
+pub fn prefers_dark() -> bool {
+    web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches())
+}
+
+/// Milliseconds since navigation started (for timing marks).
+pub fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+/// `YYYY-MM-DD HH:MM` in local time for a timestamp in ms since the epoch.
+pub fn format_time(ms: f64) -> String {
+    let d = js_sys::Date::new(&JsValue::from_f64(ms));
+    if d.get_time().is_nan() {
+        return String::new();
+    }
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}",
+        d.get_full_year(),
+        d.get_month() + 1,
+        d.get_date(),
+        d.get_hours(),
+        d.get_minutes()
+    )
+}

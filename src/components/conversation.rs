@@ -1,0 +1,194 @@
+//! The conversation pane: session bar, then message bubbles, rendered in
+//! batches as the user scrolls so that huge documents open at once.
+
+use std::sync::Arc;
+
+use envelope::calls::At;
+use envelope::{Message, Role};
+use leptos::html;
+use leptos::prelude::*;
+use leptos_icons::Icon;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::browser;
+use crate::components::rich::CurrentDoc;
+use crate::components::segments::SegmentView;
+use crate::doc::Doc;
+use crate::state::{Expansion, MessageOrder, Order};
+
+/// Messages rendered at first, and per batch after (bounded by segments).
+const BATCH_MESSAGES: usize = 60;
+const BATCH_SEGMENTS: usize = 400;
+
+/// How many messages from `start` make one batch.
+pub fn batch_end(messages: &[Message], start: usize) -> usize {
+    let mut segs = 0;
+    let mut end = start;
+    while end < messages.len() && end - start < BATCH_MESSAGES {
+        segs += messages[end].segments.len().max(1);
+        end += 1;
+        if segs >= BATCH_SEGMENTS {
+            break;
+        }
+    }
+    end
+}
+
+/// The whole conversation of a document.
+#[component]
+pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
+    provide_context(CurrentDoc(doc.clone()));
+    let expansion = Expansion::expect_or_new();
+    let total = doc.envelope.messages.len();
+    let shown = RwSignal::new(batch_end(&doc.envelope.messages, 0));
+    let more = {
+        let doc = doc.clone();
+        move || {
+            let now = shown.get_untracked();
+            if now < total {
+                shown.set(batch_end(&doc.envelope.messages, now));
+            }
+        }
+    };
+    let sentinel = NodeRef::<html::Div>::new();
+    observe_near_viewport(sentinel, more.clone());
+    let doc_for_list = doc.clone();
+    view! {
+        <div class="conversation">
+            <SessionBar doc=doc.clone()/>
+            <div class="conv-tools">
+                <span class="muted">{format!("{total} messages · {} segments", doc.segment_count())}</span>
+                <button type="button" class="btn small" on:click=move |_| expansion.order(expansion.global, true)>
+                    <Icon icon=icondata::LuChevronsUpDown/>" Expand all"
+                </button>
+                <button type="button" class="btn small" on:click=move |_| expansion.order(expansion.global, false)>
+                    <Icon icon=icondata::LuChevronsDownUp/>" Collapse all"
+                </button>
+            </div>
+            <ol class="messages">
+                <For each=move || 0..shown.get() key=|i| *i let:i>
+                    <MessageView doc=doc_for_list.clone() index=i/>
+                </For>
+            </ol>
+            <div node_ref=sentinel class="sentinel">
+                {move || (shown.get() < total).then(|| {
+                    let more = more.clone();
+                    view! {
+                        <button type="button" class="btn" on:click=move |_| more()>
+                            {format!("Show more ({} messages not rendered yet)", total - shown.get())}
+                        </button>
+                    }
+                })}
+            </div>
+        </div>
+    }
+}
+
+/// Calls `f` whenever the element comes within two screens of the viewport.
+fn observe_near_viewport(target: NodeRef<html::Div>, f: impl Fn() + Clone + 'static) {
+    Effect::new(move |_| {
+        let Some(el) = target.get() else { return };
+        let f = f.clone();
+        let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            let hit = entries.iter().any(|e| e.unchecked_into::<web_sys::IntersectionObserverEntry>().is_intersecting());
+            if hit {
+                f();
+            }
+        });
+        let options = web_sys::IntersectionObserverInit::new();
+        options.set_root_margin("1500px 0px");
+        if let Ok(observer) = web_sys::IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &options) {
+            observer.observe(&el);
+            let observer = send_wrapper::SendWrapper::new(observer);
+            let callback = send_wrapper::SendWrapper::new(callback);
+            on_cleanup(move || {
+                observer.disconnect();
+                drop(callback);
+            });
+        }
+    });
+}
+
+/// The template variables of the session, as chips above the conversation.
+#[component]
+fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
+    if doc.var_defs.is_empty() {
+        return ().into_any();
+    }
+    let chips: Vec<AnyView> = doc
+        .var_defs
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let tip_id = format!("var-tip-{i}");
+            let desc = v.description.clone();
+            let described_by = desc.as_ref().map(|_| tip_id.clone());
+            view! {
+                <li class="chip" tabindex="0" aria-describedby=described_by>
+                    <code class="chip-name">{v.name.clone()}</code>
+                    <span class="chip-eq">" = "</span>
+                    <span class="chip-value">{v.value.clone()}</span>
+                    {desc.map(|d| view! { <span class="tip" role="tooltip" id=tip_id>{d}</span> })}
+                </li>
+            }
+            .into_any()
+        })
+        .collect();
+    view! {
+        <section class="session-bar" aria-label="Session variables">
+            <span class="session-label"><Icon icon=icondata::LuVariable/>" Variables"</span>
+            <ul class="chips">{chips}</ul>
+        </section>
+    }
+    .into_any()
+}
+
+fn role_icon(role: Role) -> icondata::Icon {
+    match role {
+        Role::System => icondata::LuCog,
+        Role::User => icondata::LuUser,
+        Role::Assistant => icondata::LuBot,
+        Role::Tool => icondata::LuHammer,
+    }
+}
+
+/// One message: a bubble by role, with its segments in order.
+#[component]
+pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
+    let expansion = Expansion::expect_or_new();
+    let order = RwSignal::new(Order::default());
+    provide_context(MessageOrder(order));
+    let m = &doc.envelope.messages[index];
+    let role = m.role.as_str();
+    let foldable = m.segments.iter().any(|s| s.collapsed().is_some() || matches!(s, envelope::Segment::Document(_)));
+    let segments: Vec<AnyView> = m
+        .segments
+        .iter()
+        .enumerate()
+        .map(|(sj, s)| view! { <SegmentView segment=s.clone() at=At { message: index, segment: sj }/> }.into_any())
+        .collect();
+    let empty = segments.is_empty();
+    view! {
+        <li class=format!("msg role-{role}") data-role=role data-message-id=m.id.clone()>
+            <header class="msg-head">
+                <span class="role"><Icon icon=role_icon(m.role)/>" "{role}</span>
+                <time class="muted">{browser::format_time(m.timestamp_ms())}</time>
+                <span class="msg-id muted" title="Message id">{m.id.clone()}</span>
+                {m.truncation_priority.map(|p| view! { <span class="badge" title="truncationPriority">{format!("priority {p}")}</span> })}
+                {foldable.then(|| view! {
+                    <span class="msg-actions">
+                        <button type="button" class="link" title="Expand every panel of this message"
+                            on:click=move |_| expansion.order(order, true)>"expand all"</button>
+                        <button type="button" class="link" title="Collapse every panel of this message"
+                            on:click=move |_| expansion.order(order, false)>"collapse all"</button>
+                    </span>
+                })}
+            </header>
+            <div class="msg-body">
+                {segments}
+                {empty.then(|| view! { <p class="muted">"(no segments)"</p> })}
+            </div>
+        </li>
+    }
+}

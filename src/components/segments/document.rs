@@ -1,0 +1,92 @@
+use envelope::Document;
+use leptos::prelude::*;
+use leptos_icons::Icon;
+
+use crate::components::panel::Toggle;
+use crate::components::rich::VarText;
+
+/// `2.3 MB`, `512 B`, in decimal units as file managers show them.
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["KB", "MB", "GB", "TB", "PB"];
+    if bytes < 1000 {
+        return format!("{bytes} B");
+    }
+    let mut v = bytes as f64 / 1000.0;
+    let mut unit = 0;
+    while v >= 999.95 && unit < UNITS.len() - 1 {
+        v /= 1000.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
+/// The icon of a file by its MIME type.
+fn file_icon(mime: &str) -> icondata::Icon {
+    let m = mime.to_ascii_lowercase();
+    if m.starts_with("image/") {
+        icondata::LuFileImage
+    } else if m.starts_with("audio/") {
+        icondata::LuFileAudio
+    } else if m.starts_with("video/") {
+        icondata::LuFileVideo
+    } else if m.contains("spreadsheet") || m.contains("csv") || m.contains("excel") {
+        icondata::LuFileSpreadsheet
+    } else if m.contains("zip") || m.contains("tar") || m.contains("compressed") {
+        icondata::LuFileArchive
+    } else if m.contains("json") || m.contains("javascript") || m.contains("xml") || m.contains("x-") {
+        icondata::LuFileCode
+    } else if m.starts_with("text/") || m.contains("pdf") || m.contains("word") || m.contains("document") {
+        icondata::LuFileText
+    } else {
+        icondata::LuFile
+    }
+}
+
+/// An uploaded file: a card with an icon by type, name, size and snippet;
+/// the parsed content the model reads unfolds.
+#[component]
+pub fn DocumentSegment(segment: Document) -> impl IntoView {
+    let toggle = Toggle::new(false);
+    let open = toggle.open;
+    let parsed = segment.parsed_content.clone().filter(|p| !p.is_empty());
+    let has_parsed = parsed.is_some();
+    view! {
+        <div class="seg seg-doc" data-kind="document">
+            <div class="doc-card">
+                <span class="doc-icon" aria-hidden="true"><Icon icon=file_icon(&segment.mime_type) width="2em" height="2em"/></span>
+                <div class="doc-meta">
+                    <div class="doc-name">{segment.file_name.clone()}</div>
+                    <div class="doc-sub">
+                        <span>{segment.mime_type.clone()}</span>" · "
+                        <span title=format!("{} bytes", segment.size_bytes)>{human_size(segment.size_bytes)}</span>
+                    </div>
+                    <p class="doc-snippet"><VarText text=segment.snippet.clone()/></p>
+                </div>
+            </div>
+            {has_parsed.then(|| view! {
+                <button type="button" class="doc-toggle" aria-expanded=toggle.aria() on:click=move |_| toggle.flip()>
+                    {move || if open.get() { "Hide parsed content" } else { "Show parsed content (what the model reads)" }}
+                </button>
+            })}
+            {move || open.get().then(|| parsed.clone()).flatten().map(|p| view! {
+                <div class="doc-parsed"><VarText text=p class="pre"/></div>
+            })}
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_size;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(human_size(0), "0 B");
+        assert_eq!(human_size(999), "999 B");
+        assert_eq!(human_size(1000), "1.0 KB");
+        assert_eq!(human_size(2_411_724), "2.4 MB");
+        assert_eq!(human_size(2_300_000), "2.3 MB");
+        assert_eq!(human_size(999_990), "1.0 MB");
+        assert_eq!(human_size(u64::MAX), "18446.7 PB");
+    }
+}

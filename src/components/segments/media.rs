@@ -1,0 +1,76 @@
+use envelope::{Media, MediaType};
+use leptos::prelude::*;
+use leptos_icons::Icon;
+
+/// Whether a URL may be a `src` here: http(s), or `data:image/…` for images.
+pub fn src_allowed(media_type: MediaType, url: &str) -> bool {
+    let lower: String = url.trim_start().chars().take(12).collect::<String>().to_ascii_lowercase();
+    lower.starts_with("http://")
+        || lower.starts_with("https://")
+        || (media_type == MediaType::Image && lower.starts_with("data:image/"))
+}
+
+/// Images as thumbnails (an icon card when they fail to load); audio and
+/// video with the native player for http(s) URLs, else an icon card.
+#[component]
+pub fn MediaSegment(segment: Media) -> impl IntoView {
+    let failed = RwSignal::new(false);
+    let Media { media_type, url, alt_text } = segment;
+    let alt = alt_text.clone().unwrap_or_default();
+    let icon = match media_type {
+        MediaType::Image => icondata::LuImageOff,
+        MediaType::Audio => icondata::LuMusic,
+        MediaType::Video => icondata::LuVideo,
+    };
+    let allowed = src_allowed(media_type, &url);
+    let card = {
+        let (url, alt) = (url.clone(), alt.clone());
+        move || {
+            view! {
+                <div class="media-card">
+                    <Icon icon=icon width="1.6em" height="1.6em"/>
+                    <div>
+                        <div class="media-type">{media_type.as_str()}</div>
+                        <div class="media-url">{url.clone()}</div>
+                        {(!alt.is_empty()).then(|| view! { <div class="media-alt">{alt.clone()}</div> })}
+                    </div>
+                </div>
+            }
+        }
+    };
+    let inner = match (media_type, allowed) {
+        (MediaType::Image, true) => {
+            let (url, alt) = (url.clone(), alt.clone());
+            view! {
+                {move || if failed.get() {
+                    card().into_any()
+                } else {
+                    view! {
+                        <figure class="media-image">
+                            <img src=url.clone() alt=alt.clone() loading="lazy" referrerpolicy="no-referrer"
+                                on:error=move |_| failed.set(true)/>
+                            {(!alt.is_empty()).then(|| view! { <figcaption>{alt.clone()}</figcaption> })}
+                        </figure>
+                    }.into_any()
+                }}
+            }
+            .into_any()
+        }
+        (MediaType::Audio, true) => view! {
+            <div class="media-player">
+                <audio controls=true preload="none" src=url.clone()></audio>
+                {card()}
+            </div>
+        }
+        .into_any(),
+        (MediaType::Video, true) => view! {
+            <div class="media-player">
+                <video controls=true preload="none" src=url.clone()></video>
+                {card()}
+            </div>
+        }
+        .into_any(),
+        _ => card().into_any(),
+    };
+    view! { <div class="seg seg-media" data-kind="media" data-media-type=media_type.as_str()>{inner}</div> }
+}

@@ -1,0 +1,34 @@
+use envelope::Memory;
+use leptos::prelude::*;
+
+use crate::components::panel::Collapsible;
+use crate::components::rich::VarText;
+
+/// Memory: a purple collapsible panel with a title–content list.
+#[component]
+pub fn MemorySegment(segment: Memory) -> impl IntoView {
+    let n = segment.items.len();
+    let badge = if n == 1 { "1 item".to_string() } else { format!("{n} items") };
+    let title = match &segment.description {
+        Some(d) => format!("Memory — {d}"),
+        None => "Memory".to_string(),
+    };
+    let items = segment.items;
+    view! {
+        <div class="seg seg-memory" data-kind="memory">
+            <Collapsible open=!segment.collapsed title badge icon=icondata::LuBrain tone="purple">
+                <dl class="memory-list">
+                    {items
+                        .iter()
+                        .map(|it| {
+                            view! {
+                                <dt><VarText text=it.title.clone()/></dt>
+                                <dd><VarText text=it.content.clone()/></dd>
+                            }
+                        })
+                        .collect::<Vec<_>>()}
+                </dl>
+            </Collapsible>
+        </div>
+    }
+}

@@ -1,0 +1,20 @@
+use envelope::SystemPrompt;
+use leptos::prelude::*;
+
+use crate::components::panel::Collapsible;
+use crate::components::rich::Markdown;
+
+/// The system prompt: a grey collapsible panel labelled with its line count.
+#[component]
+pub fn SystemPromptSegment(segment: SystemPrompt) -> impl IntoView {
+    let lines = segment.content.lines().count().max(1);
+    let badge = if lines == 1 { "1 line".to_string() } else { format!("{lines} lines") };
+    let content = segment.content;
+    view! {
+        <div class="seg seg-system" data-kind="system_prompt">
+            <Collapsible open=!segment.collapsed title="System prompt" badge icon=icondata::LuCog tone="grey">
+                <Markdown source=content.clone()/>
+            </Collapsible>
+        </div>
+    }
+}

@@ -1,0 +1,72 @@
+use envelope::calls::At;
+use envelope::ToolCallRequest;
+use leptos::prelude::*;
+use leptos_icons::Icon;
+use serde_json::Value;
+
+use crate::components::panel::{MoreButton, Toggle};
+use crate::components::rich::CurrentDoc;
+
+/// Values longer than this, or on several lines, fold behind "show more".
+const FOLD_CHARS: usize = 200;
+
+/// A call the model made: a dark terminal-style block with the tool name,
+/// the call id and the arguments as key/value rows.
+#[component]
+pub fn ToolCallRequestSegment(segment: ToolCallRequest, at: At) -> impl IntoView {
+    let doc = CurrentDoc::expect();
+    let id = doc.calls.requests.iter().find(|q| q.at == at).map(|q| q.export_id.clone()).unwrap_or_default();
+    let answered = doc.calls.results_for(at).count();
+    let toggle = Toggle::new(!segment.collapsed);
+    let open = toggle.open;
+    let rows: Vec<(String, Value)> = segment.arguments.into_iter().collect();
+    let n = rows.len();
+    view! {
+        <div class="seg seg-call" data-kind="tool_call_request">
+            <button type="button" class="call-head" aria-expanded=toggle.aria() on:click=move |_| toggle.flip()>
+                <Icon icon=icondata::LuTerminal/>
+                <span class="call-tool">{segment.tool_name.clone()}</span>
+                <span class="call-id" title="Call id in the export">{id}</span>
+                <span class="badge">{if n == 1 { "1 argument".to_string() } else { format!("{n} arguments") }}</span>
+                {(answered == 0).then(|| view! { <span class="badge warn">"unanswered"</span> })}
+            </button>
+            {move || open.get().then(|| view! {
+                <div class="call-args">
+                    {if rows.is_empty() { Some(view! { <div class="arg-row muted">"(no arguments)"</div> }) } else { None }}
+                    {rows.iter().map(|(k, v)| view! { <ArgRow key=k.clone() value=v.clone()/> }).collect::<Vec<_>>()}
+                </div>
+            })}
+        </div>
+    }
+}
+
+/// One argument: strings as written, other values as compact JSON; long or
+/// multi-line values fold.
+#[component]
+fn ArgRow(key: String, value: Value) -> impl IntoView {
+    let (text, class) = match &value {
+        Value::String(s) => (s.clone(), "arg-str"),
+        Value::Number(_) => (value.to_string(), "arg-num"),
+        Value::Bool(_) | Value::Null => (value.to_string(), "arg-lit"),
+        _ => (serde_json::to_string_pretty(&value).unwrap_or_default(), "arg-json"),
+    };
+    let long = text.chars().count() > FOLD_CHARS || text.contains('\n');
+    let toggle = Toggle::new(false);
+    let open = toggle.open;
+    let short: String = text.lines().next().unwrap_or("").chars().take(FOLD_CHARS).collect();
+    view! {
+        <div class="arg-row">
+            <span class="arg-key">{key}</span>
+            <span class=format!("arg-val {class}")>
+                {if long {
+                    view! {
+                        {move || if open.get() { text.clone() } else { format!("{short}…") }}
+                        " "<MoreButton toggle/>
+                    }.into_any()
+                } else {
+                    text.clone().into_any()
+                }}
+            </span>
+        </div>
+    }
+}

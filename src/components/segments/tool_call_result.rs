@@ -1,0 +1,41 @@
+use envelope::calls::At;
+use envelope::ToolCallResult;
+use leptos::prelude::*;
+use leptos_icons::Icon;
+
+use crate::components::panel::Toggle;
+use crate::components::rich::CurrentDoc;
+
+/// A tool's answer: a green status bar on success, red on failure, saying
+/// which call it answers; the result text unfolds below.
+#[component]
+pub fn ToolCallResultSegment(segment: ToolCallResult, at: At) -> impl IntoView {
+    let doc = CurrentDoc::expect();
+    let answers = doc.calls.request_for(at).map(|q| q.export_id.clone());
+    let toggle = Toggle::new(!segment.collapsed);
+    let open = toggle.open;
+    let ok = segment.success;
+    let result = segment.result;
+    let chars = result.chars().count();
+    view! {
+        <div class="seg seg-result" class:ok=ok class:fail=!ok data-kind="tool_call_result">
+            <button type="button" class="result-head" aria-expanded=toggle.aria() on:click=move |_| toggle.flip()>
+                {if ok {
+                    view! { <Icon icon=icondata::LuCircleCheck/> }.into_any()
+                } else {
+                    view! { <Icon icon=icondata::LuCircleX/> }.into_any()
+                }}
+                <span class="result-status">{if ok { "Success" } else { "Failed" }}</span>
+                <span class="result-tool">{segment.tool_name.clone()}</span>
+                <span class="result-answers">
+                    {match answers {
+                        Some(id) => format!("answers {id}"),
+                        None => "answers no call".to_string(),
+                    }}
+                </span>
+                <span class="badge">{format!("{chars} chars")}</span>
+            </button>
+            {move || open.get().then(|| view! { <pre class="result-body">{result.clone()}</pre> })}
+        </div>
+    }
+}

@@ -1,0 +1,264 @@
+//! Application state: a few signals in newtype contexts, and persistence
+//! under versioned localStorage keys (a corrupt or missing value is never
+//! fatal: the app starts with defaults and says so).
+
+use std::sync::Arc;
+
+use envelope::Diagnostic;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::browser;
+use crate::doc::{Doc, Source};
+
+/// Storage key of the user's own document.
+pub const DOC_KEY: &str = "pep/v1/document";
+/// Storage key of UI preferences.
+pub const PREFS_KEY: &str = "pep/v1/prefs";
+
+/// A document that failed to load: where it came from and every error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadFailure {
+    pub source: String,
+    pub errors: Vec<Diagnostic>,
+}
+
+/// A message for the user that stays until dismissed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    pub id: u64,
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// What the viewer shows and what went wrong loading.
+#[derive(Clone, Copy)]
+pub struct Session {
+    /// The document on screen (each page sets it).
+    pub doc: RwSignal<Option<Arc<Doc>>>,
+    /// The user's own document (the `/doc` page), persisted.
+    pub user_doc: RwSignal<Option<Arc<Doc>>>,
+    /// The last failed load; the current view stays.
+    pub load_failure: RwSignal<Option<LoadFailure>>,
+    /// Warnings of the current document were dismissed.
+    pub warnings_dismissed: RwSignal<bool>,
+    pub notices: RwSignal<Vec<Notice>>,
+}
+
+impl Session {
+    pub fn new() -> Self {
+        Session {
+            doc: RwSignal::new(None),
+            user_doc: RwSignal::new(None),
+            load_failure: RwSignal::new(None),
+            warnings_dismissed: RwSignal::new(false),
+            notices: RwSignal::new(Vec::new()),
+        }
+    }
+
+    pub fn expect() -> Self {
+        expect_context::<Session>()
+    }
+
+    /// Shows a notice until the user dismisses it.
+    pub fn notify(&self, text: impl Into<String>, is_error: bool) {
+        let text = text.into();
+        self.notices.update(|n| {
+            let id = n.iter().map(|x| x.id + 1).max().unwrap_or(0);
+            n.push(Notice { id, text, is_error });
+        });
+    }
+
+    /// Shows `doc` in the viewer.
+    pub fn show(&self, doc: Arc<Doc>) {
+        self.warnings_dismissed.set(false);
+        self.doc.set(Some(doc));
+    }
+
+    /// Reads the user's bytes; on success it becomes the user document (and
+    /// is saved), on failure the errors are listed and nothing else changes.
+    /// Returns whether it loaded.
+    pub fn open_user_document(&self, source: Source, bytes: &[u8]) -> bool {
+        match Doc::load(source.clone(), bytes) {
+            Ok(doc) => {
+                self.load_failure.set(None);
+                let stored = StoredDocument {
+                    name: match &source {
+                        Source::File(n) => Some(n.clone()),
+                        _ => None,
+                    },
+                    text: String::from_utf8_lossy(bytes).into_owned(),
+                };
+                if let Err(e) = browser::save(DOC_KEY, &stored) {
+                    self.notify(
+                        format!("Your document is open but could not be saved for the next visit: {e}"),
+                        true,
+                    );
+                }
+                self.user_doc.set(Some(doc));
+                true
+            }
+            Err(errors) => {
+                self.load_failure.set(Some(LoadFailure { source: source.label(), errors }));
+                false
+            }
+        }
+    }
+
+    /// Restores the user document saved by an earlier visit.
+    pub fn restore_user_document(&self) {
+        match browser::load::<StoredDocument>(DOC_KEY) {
+            Ok(None) => {}
+            Ok(Some(stored)) => {
+                let source = stored.name.map_or(Source::Pasted, Source::File);
+                match Doc::load(source, stored.text.as_bytes()) {
+                    Ok(doc) => self.user_doc.set(Some(doc)),
+                    Err(errors) => {
+                        self.notify(
+                            format!(
+                                "The document saved by an earlier visit no longer loads ({} error(s)); it was kept in storage untouched.",
+                                errors.len()
+                            ),
+                            true,
+                        );
+                    }
+                }
+            }
+            Err(e) => self.notify(
+                format!("The saved document could not be read ({e}); starting without it."),
+                true,
+            ),
+        }
+    }
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The user's document as stored: its name and exact text.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StoredDocument {
+    pub name: Option<String>,
+    pub text: String,
+}
+
+/// Which view of the protocol panel is open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tab {
+    #[default]
+    Openai,
+    Raw,
+    Budget,
+}
+
+/// UI preferences, persisted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PrefsData {
+    /// `"light"`, `"dark"`, or `None` to follow the system.
+    pub theme: Option<String>,
+    /// Width of the conversation pane, percent of the window.
+    pub split: f64,
+    pub tab: Tab,
+}
+
+impl Default for PrefsData {
+    fn default() -> Self {
+        PrefsData { theme: None, split: 58.0, tab: Tab::Openai }
+    }
+}
+
+/// Preferences as signals; every change is written back.
+#[derive(Clone, Copy)]
+pub struct Prefs {
+    pub theme: RwSignal<Option<String>>,
+    pub split: RwSignal<f64>,
+    pub tab: RwSignal<Tab>,
+}
+
+impl Prefs {
+    /// Loads preferences (defaults when missing or corrupt, with a notice) and
+    /// keeps storage in sync with them.
+    pub fn init(session: Session) -> Prefs {
+        let data = match browser::load::<PrefsData>(PREFS_KEY) {
+            Ok(d) => d.unwrap_or_default(),
+            Err(e) => {
+                session.notify(format!("Saved preferences were unreadable ({e}); using defaults."), true);
+                PrefsData::default()
+            }
+        };
+        let prefs = Prefs {
+            theme: RwSignal::new(data.theme),
+            split: RwSignal::new(data.split.clamp(20.0, 80.0)),
+            tab: RwSignal::new(data.tab),
+        };
+        Effect::new(move |_| {
+            let theme = prefs.theme.get();
+            browser::apply_theme(theme.as_deref());
+            let data = PrefsData { theme, split: prefs.split.get(), tab: prefs.tab.get() };
+            if let Err(e) = browser::save(PREFS_KEY, &data) {
+                session.notify(format!("Preferences could not be saved: {e}"), true);
+            }
+        });
+        prefs
+    }
+
+    pub fn expect() -> Self {
+        expect_context::<Prefs>()
+    }
+}
+
+/// An "expand all" or "collapse all" order; the newest order, or the
+/// panel's own newer toggle, decides a panel's state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Order {
+    pub seq: u64,
+    pub open: bool,
+}
+
+/// Expand/collapse orders: one for the whole conversation, and a counter that
+/// orders them against each panel's own toggles.
+#[derive(Clone, Copy)]
+pub struct Expansion {
+    pub global: RwSignal<Order>,
+    counter: StoredValue<u64>,
+}
+
+impl Expansion {
+    pub fn new() -> Self {
+        Expansion { global: RwSignal::new(Order::default()), counter: StoredValue::new(0) }
+    }
+
+    /// The expansion of the enclosing view, or a new one provided from here down.
+    pub fn expect_or_new() -> Self {
+        use_context::<Expansion>().unwrap_or_else(|| {
+            let e = Expansion::new();
+            provide_context(e);
+            e
+        })
+    }
+
+    /// The next sequence number (1, 2, …).
+    pub fn next(&self) -> u64 {
+        self.counter.update_value(|c| *c += 1);
+        self.counter.get_value()
+    }
+
+    pub fn order(&self, target: RwSignal<Order>, open: bool) {
+        target.set(Order { seq: self.next(), open });
+    }
+}
+
+impl Default for Expansion {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The expand/collapse order of the message a panel sits in.
+#[derive(Clone, Copy)]
+pub struct MessageOrder(pub RwSignal<Order>);
