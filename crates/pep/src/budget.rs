@@ -1,0 +1,78 @@
+//! `pep tokens` and `pep truncate`: exact o200k_base counts and PromptPoet's
+//! cache-aware truncation, from the command line.
+
+use envelope::export::contributions;
+use envelope::parts::{count_parts, part_texts};
+use envelope::tokens;
+use envelope::truncate::{self, Limit, PartBudget};
+use serde_json::json;
+
+use crate::{load, read, Failure};
+
+/// `pep tokens [FILE|-]`: the count of the raw UTF-8 text, and a newline.
+pub fn tokens(file: Option<&str>) -> Result<String, Failure> {
+    let file = file.unwrap_or("-");
+    let bytes = read(file)?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        Failure::input(format!("{file}: error: not valid UTF-8 (invalid byte at offset {})", e.valid_up_to()))
+    })?;
+    Ok(format!("{}\n", tokens::count(text)))
+}
+
+fn truncate_failure(e: truncate::TruncateError) -> Failure {
+    Failure { lines: vec![format!("error: {e}")], code: 2 }
+}
+
+/// `pep truncate --limit N [--step K] FILE`.
+pub fn truncate_envelope(file: &str, limit: i64, step: i64) -> Result<String, Failure> {
+    let loaded = load(file)?;
+    let env = &loaded.envelope;
+    let texts = part_texts(env, &contributions(env));
+    let parts = count_parts(&texts, |s| tokens::count(s) as u64);
+    let budgets: Vec<PartBudget> = parts.iter().map(|p| p.budget()).collect();
+    let limit = Limit::from_promptpoet(limit).map_err(truncate_failure)?;
+    let step = match (limit, u64::try_from(step)) {
+        (Limit::None, _) => 1,
+        (_, Ok(s)) if s >= 1 => s,
+        _ => return Err(truncate_failure(truncate::TruncateError::InvalidStep(step))),
+    };
+    let plan = truncate::plan(&budgets, limit, step).map_err(truncate_failure)?;
+    let rows: Vec<_> = parts
+        .iter()
+        .zip(&plan.kept)
+        .map(|(p, kept)| {
+            json!({
+                "name": p.name,
+                "role": p.role.map(|r| r.as_str()),
+                "priority": p.priority,
+                "tokens": p.tokens,
+                "kept": kept,
+            })
+        })
+        .collect();
+    let out = json!({
+        "target": plan.target,
+        "totalTokens": plan.total,
+        "keptTokens": plan.kept_tokens,
+        "parts": rows,
+    });
+    Ok(envelope::export::to_pretty(&out))
+}
+
+/// `pep truncate --parts FILE`: PromptPoet's own shape, token counts given.
+/// `--limit`/`--step` on the command line override the file's.
+pub fn truncate_parts(file: &str, limit: Option<i64>, step: i64) -> Result<String, Failure> {
+    let bytes = read(file)?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        Failure::input(format!("{file}: error: not valid UTF-8 (invalid byte at offset {})", e.valid_up_to()))
+    })?;
+    let mut input = truncate::read_promptpoet(text).map_err(|e| Failure::input(format!("{file}: error: {e}")))?;
+    if let Some(l) = limit {
+        input.token_limit = l;
+    }
+    if step != 1 {
+        input.truncation_step = step;
+    }
+    let plan = truncate::plan_promptpoet_input(&input).map_err(truncate_failure)?;
+    Ok(plan.to_json() + "\n")
+}

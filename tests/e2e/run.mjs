@@ -1,0 +1,248 @@
+// End-to-end tests: the release build (dist/) served on 127.0.0.1, driven in
+// the system's headless Chromium through playwright-core. Every check here is
+// something a person would do: open a route, click, copy, download, reload.
+//
+// Usage: node tests/e2e/run.mjs [--only NAME] [--screenshots DIR]
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from './serve.mjs';
+import { hostileEnvelope } from './hostile.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const { chromium } = await import(join(root, '.tools/node_modules/playwright-core/index.mjs'));
+
+const args = process.argv.slice(2);
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
+const shotDir = resolve(root, args.includes('--screenshots') ? args[args.indexOf('--screenshots') + 1] : 'target/screenshots');
+const PORT = 8790;
+const BASE = `http://127.0.0.1:${PORT}`;
+const DEMOS = ['a', 'b', 'c', 'd', 'e', 'f'];
+
+/** `pep` from the workspace (built by cargo before this runs). */
+function pep(...cliArgs) {
+  return execFileSync('cargo', ['run', '-q', '--locked', '-p', 'pep', '--', ...cliArgs], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--no-first-run', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+}
+
+/** A fresh context and page that fail the test on any page error. */
+async function newPage(browser, opts = {}) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true, ...opts });
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  page.on('dialog', (d) => { page.errors.push(`dialog opened: ${d.message()}`); d.dismiss(); });
+  return { context, page };
+}
+
+/** Renders every batch of a long conversation. */
+async function renderAll(page) {
+  for (let i = 0; i < 100; i++) {
+    const more = page.locator('.sentinel button');
+    if (await more.count() === 0) return;
+    await more.click();
+  }
+}
+
+function expectedKinds(file) {
+  const doc = JSON.parse(readFileSync(file, 'utf8'));
+  const counts = {};
+  for (const m of doc.messages) for (const s of m.segments) counts[s.kind] = (counts[s.kind] || 0) + 1;
+  return { counts, messages: doc.messages.length };
+}
+
+async function kindCounts(page) {
+  return page.evaluate(() => {
+    const counts = {};
+    for (const el of document.querySelectorAll('.conversation [data-kind]')) counts[el.dataset.kind] = (counts[el.dataset.kind] || 0) + 1;
+    return counts;
+  });
+}
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+test('every demo route renders each segment of its file', async (browser) => {
+  const { context, page } = await newPage(browser);
+  for (const d of DEMOS) {
+    await page.goto(`${BASE}/demo/${d}`);
+    const want = expectedKinds(join(root, 'demos', `${d}.json`));
+    await page.locator('[data-message-id]').first().waitFor();
+    await renderAll(page);
+    assert.equal(await page.locator('[data-message-id]').count(), want.messages, `demo ${d}: messages`);
+    assert.deepEqual(await kindCounts(page), want.counts, `demo ${d}: [data-kind] counts`);
+  }
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('/ shows demo A; unknown paths show a not-found view with a link home', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/`);
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  await page.goto(`${BASE}/no/such/page`);
+  await page.locator('[data-testid=not-found]').waitFor();
+  await page.locator('[data-testid=not-found] a').click();
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  await page.goto(`${BASE}/demo/z`);
+  await page.locator('[data-testid=not-found]').waitFor();
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('Copy puts exactly `pep export` on the clipboard, for both tabs', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
+  for (const d of ['a', 'd', 'e']) {
+    await page.goto(`${BASE}/demo/${d}`);
+    await page.locator('[data-message-id]').first().waitFor();
+    await page.getByTestId('tab-openai').click();
+    await page.getByTestId('copy-json').click();
+    await page.getByTestId('copy-status').filter({ hasText: 'Copied' }).waitFor();
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    assert.equal(copied, pep('export', join('demos', `${d}.json`)), `demo ${d}: clipboard = pep export`);
+  }
+  await page.getByTestId('tab-raw').click();
+  await page.getByTestId('copy-json').click();
+  await page.getByTestId('copy-status').filter({ hasText: 'Copied' }).waitFor();
+  const raw = await page.evaluate(() => navigator.clipboard.readText());
+  assert.deepEqual(JSON.parse(raw), JSON.parse(readFileSync(join(root, 'demos/e.json'), 'utf8')), 'raw tab = the document');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('Download saves exactly the export under the demo name', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/d`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.getByTestId('tab-openai').click();
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-json').click()]);
+  assert.equal(dl.suggestedFilename(), 'demo-d.openai.json');
+  assert.equal(readFileSync(await dl.path(), 'utf8'), pep('export', 'demos/d.json'));
+  await page.getByTestId('tab-raw').click();
+  const [dl2] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-json').click()]);
+  assert.equal(dl2.suggestedFilename(), 'demo-d.envelope.json');
+  assert.deepEqual(JSON.parse(readFileSync(await dl2.path(), 'utf8')), JSON.parse(readFileSync(join(root, 'demos/d.json'), 'utf8')));
+  await context.close();
+});
+
+test('a hostile envelope runs nothing', async (browser) => {
+  const { context, page } = await newPage(browser);
+  const file = join(root, 'target', 'hostile.envelope.json');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(hostileEnvelope(), null, 2));
+  pep('validate', file); // the hostile document is valid (warnings allowed): it must load
+  await page.goto(`${BASE}/`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.getByTestId('open-file').setInputFiles(file);
+  await page.waitForURL(`${BASE}/doc`);
+  await page.locator('[data-message-id="h-user"]').waitFor();
+  // Open everything, render everything, look at every tab.
+  await page.getByRole('button', { name: 'Expand all', exact: true }).click();
+  for (const b of await page.locator('.skill-name, .tool-head, .doc-toggle, button.more').all()) await b.click();
+  await page.getByTestId('tab-raw').click();
+  await page.getByTestId('tab-openai').click();
+  await page.waitForTimeout(500);
+  const report = await page.evaluate(() => {
+    const bad = [];
+    for (const el of document.querySelectorAll('.conversation *, .protocol *')) {
+      for (const a of el.attributes) {
+        if (/^on/i.test(a.name)) bad.push(`${el.tagName} ${a.name}`);
+        if (['href', 'src', 'xlink:href', 'action', 'formaction'].includes(a.name) && /^\s*(javascript|vbscript|data:text)/i.test(a.value)) bad.push(`${el.tagName} ${a.name}=${a.value}`);
+      }
+      if (['SCRIPT', 'IFRAME', 'OBJECT', 'EMBED', 'FORM', 'BASE', 'META', 'LINK', 'STYLE'].includes(el.tagName)) bad.push(el.tagName);
+    }
+    return { bad, pwned: window.__pwned || null };
+  });
+  assert.deepEqual(report.bad, [], 'no handler attributes, script URLs or active elements');
+  assert.equal(report.pwned, null, 'no payload ran');
+  // Payloads are visible as text.
+  assert.ok((await page.locator('.conversation').textContent()).includes('<script>'));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('a loaded document survives a reload; corrupt storage is reported, not fatal', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/b`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.getByRole('button', { name: 'Paste…' }).click();
+  const text = readFileSync(join(root, 'demos/c.json'), 'utf8').replace('"c-u1"', '"mine-u1"');
+  await page.getByTestId('paste-json').fill(text);
+  await page.getByTestId('paste-load').click();
+  await page.waitForURL(`${BASE}/doc`);
+  await page.locator('[data-message-id="mine-u1"]').waitFor();
+  await page.getByTestId('tab-raw').click();
+  await page.reload();
+  await page.locator('[data-message-id="mine-u1"]').waitFor();
+  assert.equal(await page.getByTestId('tab-raw').getAttribute('aria-selected'), 'true', 'the tab preference persists');
+  // Corrupt both keys: the app starts with defaults and says so.
+  await page.evaluate(() => { localStorage.setItem('pep/v1/document', '{not json'); localStorage.setItem('pep/v1/prefs', '[1,2'); });
+  await page.goto(`${BASE}/`);
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  const notices = await page.getByTestId('notice').allTextContents();
+  assert.ok(notices.some((n) => n.includes('saved document could not be read')), notices.join('|'));
+  assert.ok(notices.some((n) => n.includes('preferences were unreadable')), notices.join('|'));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('a document over the storage quota still opens and the failed save is reported', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/`);
+  await page.locator('[data-message-id]').first().waitFor();
+  const big = { version: '1.0', messages: [{ id: 'big', role: 'user', timestamp: 0, segments: [{ kind: 'text', content: 'x'.repeat(6_000_000) }] }] };
+  const file = join(root, 'target', 'big.envelope.json');
+  writeFileSync(file, JSON.stringify(big));
+  await page.getByTestId('open-file').setInputFiles(file);
+  await page.locator('[data-message-id="big"]').waitFor();
+  const notices = await page.getByTestId('notice').allTextContents();
+  assert.ok(notices.some((n) => n.includes('could not be saved')), notices.join('|'));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('screenshots of demos A–F, light and dark', async (browser) => {
+  mkdirSync(shotDir, { recursive: true });
+  for (const scheme of ['light', 'dark']) {
+    const { context, page } = await newPage(browser, { colorScheme: scheme });
+    for (const d of DEMOS) {
+      await page.goto(`${BASE}/demo/${d}`);
+      await page.locator('[data-message-id]').first().waitFor();
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: join(shotDir, `demo-${d}-${scheme}.png`) });
+    }
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  }
+});
+
+// ---- runner ----
+const server = await startServer(join(root, 'dist'), PORT);
+const browser = await launch();
+let failed = 0;
+for (const t of tests) {
+  if (only && !t.name.includes(only)) continue;
+  const start = Date.now();
+  try {
+    await t.fn(browser);
+    console.log(`ok   ${t.name} (${Date.now() - start} ms)`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${t.name}\n     ${String(e.stack || e).split('\n').slice(0, 8).join('\n     ')}`);
+  }
+}
+await browser.close();
+server.close();
+console.log(failed ? `${failed} failed` : 'all end-to-end tests passed');
+process.exit(failed ? 1 : 0);
