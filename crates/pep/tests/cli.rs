@@ -1,0 +1,228 @@
+//! The `pep` binary, run as a user would: exit codes, stdout and stderr.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn pep(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pep")).args(args).current_dir(root()).output().unwrap()
+}
+
+fn pep_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pep"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A temporary file with `content`, removed on drop.
+struct Temp(PathBuf);
+
+impl Temp {
+    fn new(name: &str, content: &[u8]) -> Temp {
+        let dir = std::env::temp_dir().join(format!("pep-cli-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(name);
+        std::fs::write(&p, content).unwrap();
+        Temp(p)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+const VALID: &str = r#"{"version":"1.0","messages":[{"id":"u","role":"user","timestamp":0,"segments":[{"kind":"text","content":"Hi {{name}}"}]}]}"#;
+
+#[test]
+fn validate_the_demos_cleanly() {
+    let o = pep(&["validate", "demos/a.json", "demos/b.json", "demos/c.json", "demos/d.json", "demos/e.json", "demos/f.json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(err(&o), "");
+}
+
+#[test]
+fn validate_prints_warnings_and_succeeds() {
+    let f = Temp::new("warn.json", VALID.as_bytes());
+    let o = pep(&["validate", f.path()]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        err(&o),
+        format!(
+            "{}: warning: messages[0].segments[0].content: placeholder {{{{name}}}} has no static_var; it is sent as written\n",
+            f.path()
+        )
+    );
+}
+
+#[test]
+fn validate_prints_every_error_with_file_and_path_and_fails() {
+    let bad = Temp::new("bad.json", br#"{"version":"1.0","messages":[{"id":"u","role":"robot","timestamp":0,"segments":[{"kind":"text"}]}]}"#);
+    let good = Temp::new("good.json", VALID.as_bytes());
+    let o = pep(&["validate", good.path(), bad.path()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = err(&o);
+    assert!(e.contains(&format!("{}: error: messages[0].role: unknown role `robot`", bad.path())), "{e}");
+    assert!(e.contains(&format!("{}: error: messages[0].segments[0].content: missing field `content`", bad.path())), "{e}");
+    assert!(e.contains(&format!("{}: warning:", good.path())), "warnings of valid files still show: {e}");
+}
+
+#[test]
+fn export_prints_the_golden_request() {
+    for d in ["a", "d", "f"] {
+        let o = pep(&["export", &format!("demos/{d}.json")]);
+        assert_eq!(o.status.code(), Some(0));
+        let golden = std::fs::read_to_string(root().join(format!("crates/envelope/tests/fixtures/golden/{d}.openai.json"))).unwrap();
+        assert_eq!(out(&o), golden);
+    }
+    let o = pep(&["export", "--format", "openai", "demos/a.json"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn export_of_an_invalid_file_fails_with_its_errors() {
+    let f = Temp::new("v2.json", br#"{"version":"2.0","messages":[]}"#);
+    let o = pep(&["export", f.path()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(out(&o), "");
+    assert!(err(&o).contains("error: version: unsupported version \"2.0\""), "{}", err(&o));
+}
+
+#[test]
+fn hostile_inputs_exit_1_with_a_message() {
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty.json", vec![], "empty"),
+        ("binary.json", (0..=255u8).cycle().take(4096).collect(), "not valid UTF-8"),
+        ("utf8.json", b"{\"version\": \"1.0\xc3\x28\"}".to_vec(), "line 1 column 17"),
+        ("deep.json", "[".repeat(10_000).into_bytes(), "nesting is too deep"),
+        ("huge.json", format!("\"{}\"", "x".repeat(50 << 20)).into_bytes(), "expected the document (an object), found a string"),
+        ("trailing.json", format!("{VALID} x").into_bytes(), "trailing characters"),
+    ];
+    for (name, bytes, needle) in cases {
+        let f = Temp::new(name, &bytes);
+        for cmd in ["validate", "export"] {
+            let o = pep(&[cmd, f.path()]);
+            assert_eq!(o.status.code(), Some(1), "{cmd} {name}: {}", err(&o));
+            assert!(err(&o).contains(needle), "{cmd} {name}: {}", err(&o));
+        }
+    }
+    let o = pep(&["validate", "/no/such/file.json"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("cannot read"));
+}
+
+#[test]
+fn skill_prints_json_with_nulls_and_warns() {
+    let f = Temp::new(
+        "SKILL.md",
+        b"---\nname: my-skill\ndescription: \"Does \\\"this\\\"\"\nallowed-tools: [Read, Grep]\n---\n\n# Body\n",
+    );
+    let o = pep(&["skill", f.path()]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"name": "my-skill", "description": "Does \"this\"", "license": null,
+            "allowedTools": ["Read", "Grep"], "metadata": null, "body": "# Body"})
+    );
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    assert_eq!(keys, ["name", "description", "license", "allowedTools", "metadata", "body"]);
+    // The folder (a temp dir) is not `my-skill`: a warning, not an error.
+    assert!(err(&o).contains("warning"), "{}", err(&o));
+
+    let bad = Temp::new("SKILL.md", b"---\nname: [unclosed\n---\nbody\n");
+    let o = pep(&["skill", bad.path()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("error: line 3 column 1: invalid YAML"), "{}", err(&o));
+}
+
+#[test]
+fn tokens_of_a_file_and_of_stdin() {
+    let f = Temp::new("t.txt", "hello world".as_bytes());
+    let o = pep(&["tokens", f.path()]);
+    assert_eq!((o.status.code(), out(&o)), (Some(0), "2\n".to_string()));
+    let o = pep_stdin(&["tokens", "-"], "<|endoftext|>".as_bytes());
+    assert_eq!(o.status.code(), Some(0));
+    assert_ne!(out(&o), "1\n", "special tokens are ordinary text");
+    let o = pep_stdin(&["tokens"], b"\xff");
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn truncate_an_envelope() {
+    let o = pep(&["truncate", "--limit", "-1", "demos/f.json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!(v["target"], 0);
+    assert_eq!(v["totalTokens"], v["keptTokens"]);
+    let total = v["totalTokens"].as_u64().unwrap();
+    let parts = v["parts"].as_array().unwrap();
+    assert!(parts.iter().all(|p| p["kept"] == true));
+    assert_eq!(parts.iter().map(|p| p["tokens"].as_u64().unwrap()).sum::<u64>(), total);
+
+    let limit = total / 2;
+    let o = pep(&["truncate", "--limit", &limit.to_string(), "--step", "100", "demos/f.json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    assert!(v["keptTokens"].as_u64().unwrap() <= limit);
+    assert_eq!(v["target"].as_u64().unwrap() % 100, 0);
+    let parts = v["parts"].as_array().unwrap();
+    assert!(parts.iter().any(|p| p["kept"] == false));
+    assert!(parts.iter().filter(|p| p["priority"] == 0).all(|p| p["kept"] == true));
+
+    let o = pep(&["truncate", "--limit", "10", "demos/f.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("limit is 10"), "{}", err(&o));
+    for bad in [["--limit", "0"], ["--limit", "-5"]] {
+        let o = pep(&["truncate", bad[0], bad[1], "demos/f.json"]);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+    }
+    let o = pep(&["truncate", "--limit", "100", "--step", "0", "demos/f.json"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn truncate_promptpoet_parts() {
+    let f = Temp::new(
+        "parts.json",
+        br#"{"token_limit": 10, "truncation_step": 1, "parts": [
+            {"name": "sys", "role": "system", "content": "", "truncation_priority": 0, "tokens": 4},
+            {"name": "old", "role": "user", "content": "", "truncation_priority": 1, "tokens": 5},
+            {"name": "new", "role": "user", "content": "", "truncation_priority": null, "tokens": 3}
+        ]}"#,
+    );
+    let o = pep(&["truncate", "--parts", f.path()]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(out(&o), "{\"kept\":[\"sys\",\"new\"],\"total_tokens\":7}\n");
+
+    let tight = Temp::new("tight.json", br#"{"token_limit": 2, "parts": [{"name": "a", "truncation_priority": 0, "tokens": 3}]}"#);
+    let o = pep(&["truncate", "--parts", tight.path()]);
+    assert_eq!(o.status.code(), Some(2));
+    let junk = Temp::new("junk.json", b"[1,2]");
+    let o = pep(&["truncate", "--parts", junk.path()]);
+    assert_eq!(o.status.code(), Some(1));
+}
