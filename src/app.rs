@@ -9,6 +9,7 @@ use leptos_router::hooks::{use_location, use_params_map};
 use leptos_router::path;
 
 use crate::browser;
+use crate::budget::Budget;
 use crate::components::conversation::Conversation;
 use crate::components::loader::{drag_has_files, on_drop, LoadErrors, Notices, OpenButton, PasteButton, Warnings};
 use crate::components::protocol_panel::ProtocolPanel;
@@ -198,6 +199,7 @@ fn UserDocPage() -> impl IntoView {
 fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     let prefs = Prefs::expect();
     provide_context(Expansion::new());
+    provide_context(Budget::new(doc));
     let split = prefs.split;
     let dragging = RwSignal::new(false);
     let on_move = move |ev: web_sys::PointerEvent| {

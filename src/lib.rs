@@ -6,9 +6,11 @@
 
 pub mod app;
 pub mod browser;
+pub mod budget;
 pub mod components;
 pub mod doc;
 pub mod state;
+pub mod tokens;
 
 pub use app::App;
 

@@ -12,6 +12,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::browser;
+use crate::budget::{Budget, Counting};
 use crate::components::rich::CurrentDoc;
 use crate::components::segments::SegmentView;
 use crate::doc::Doc;
@@ -162,20 +163,46 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
     let m = &doc.envelope.messages[index];
     let role = m.role.as_str();
     let foldable = m.segments.iter().any(|s| s.collapsed().is_some() || matches!(s, envelope::Segment::Document(_)));
+    let budget = use_context::<Budget>();
+    let counted = move || match budget.map(|b| b.counting.get()) {
+        Some(Counting::Done(c)) => Some(c),
+        _ => None,
+    };
     let segments: Vec<AnyView> = m
         .segments
         .iter()
         .enumerate()
-        .map(|(sj, s)| view! { <SegmentView segment=s.clone() at=At { message: index, segment: sj }/> }.into_any())
+        .map(|(sj, s)| {
+            let badge = move || {
+                counted().and_then(|c| c.segment_tokens(index, sj)).map(|t| {
+                    view! { <span class="tok-badge" title="o200k_base tokens this segment sends">{format!("{t} tok")}</span> }
+                })
+            };
+            view! {
+                <div class="seg-slot">
+                    <SegmentView segment=s.clone() at=At { message: index, segment: sj }/>
+                    {badge}
+                </div>
+            }
+            .into_any()
+        })
         .collect();
     let empty = segments.is_empty();
+    let dropped = move || budget.and_then(|b| b.dropped(index));
+    let part_tokens = move || {
+        counted().and_then(|c| c.part_index(index).map(|i| (c.parts[i].tokens, c.parts[i].estimate)))
+    };
     view! {
-        <li class=format!("msg role-{role}") data-role=role data-message-id=m.id.clone()>
+        <li class=format!("msg role-{role}") class:dropped=move || dropped().is_some() data-role=role data-message-id=m.id.clone()>
             <header class="msg-head">
                 <span class="role"><Icon icon=role_icon(m.role)/>" "{role}</span>
                 <time class="muted">{browser::format_time(m.timestamp_ms())}</time>
                 <span class="msg-id muted" title="Message id">{m.id.clone()}</span>
                 {m.truncation_priority.map(|p| view! { <span class="badge" title="truncationPriority">{format!("priority {p}")}</span> })}
+                {move || part_tokens().map(|(t, est)| view! {
+                    <span class="badge tok" title="o200k_base tokens this message sends">{format!("{t}{} tok", if est { "*" } else { "" })}</span>
+                })}
+                {move || dropped().map(|_| view! { <span class="badge bad" data-testid="dropped">"dropped"</span> })}
                 {foldable.then(|| view! {
                     <span class="msg-actions">
                         <button type="button" class="link" title="Expand every panel of this message"
@@ -185,6 +212,7 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
                     </span>
                 })}
             </header>
+            {move || dropped().map(|reason| view! { <p class="drop-reason" data-testid="dropped-reason">{reason}</p> })}
             <div class="msg-body">
                 {segments}
                 {empty.then(|| view! { <p class="muted">"(no segments)"</p> })}

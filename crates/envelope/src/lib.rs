@@ -7,6 +7,7 @@
 //! - [`truncate`] is PromptPoet's cache-aware truncation; `tokens` (feature
 //!   `tokenizer`) counts exact o200k_base tokens.
 
+pub mod budget;
 pub mod calls;
 pub mod diag;
 pub mod export;

@@ -37,6 +37,8 @@ pub struct PartText {
     pub segments: Vec<(usize, Vec<String>, u64)>,
     /// Images in the part, each [`IMAGE_TOKENS`].
     pub images: u64,
+    /// Their URLs, in order.
+    pub image_urls: Vec<String>,
 }
 
 impl PartText {
@@ -131,6 +133,7 @@ pub fn part_texts(envelope: &Envelope, c: &Contributions) -> Vec<PartText> {
             strings: vec![json],
             segments: vec![],
             images: 0,
+            image_urls: vec![],
         });
     }
     for (mi, (m, pieces)) in envelope.messages.iter().zip(&c.messages).enumerate() {
@@ -146,6 +149,14 @@ pub fn part_texts(envelope: &Envelope, c: &Contributions) -> Vec<PartText> {
             }
         }
         let images = segments.iter().map(|s| s.2).sum();
+        let image_urls = pieces
+            .pieces
+            .iter()
+            .filter_map(|(_, p)| match p {
+                Piece::Image { url } => Some(url.clone()),
+                _ => None,
+            })
+            .collect();
         out.push(PartText {
             name: m.id.clone(),
             role: Some(m.role),
@@ -154,6 +165,7 @@ pub fn part_texts(envelope: &Envelope, c: &Contributions) -> Vec<PartText> {
             strings: message_strings(pieces),
             segments,
             images,
+            image_urls,
         });
     }
     out
@@ -161,15 +173,36 @@ pub fn part_texts(envelope: &Envelope, c: &Contributions) -> Vec<PartText> {
 
 /// Counts parts with `count` (o200k_base in practice).
 pub fn count_parts(texts: &[PartText], mut count: impl FnMut(&str) -> u64) -> Vec<Part> {
+    let pc: Vec<u64> = part_strings(texts).into_iter().map(&mut count).collect();
+    let sc: Vec<u64> = segment_strings(texts).into_iter().map(&mut count).collect();
+    assemble(texts, &pc, &sc)
+}
+
+/// Every part string, flattened in part order (what [`assemble`] expects
+/// counts of, in this order).
+pub fn part_strings(texts: &[PartText]) -> Vec<&str> {
+    texts.iter().flat_map(|t| t.strings.iter().map(String::as_str)).collect()
+}
+
+/// Every segment string, flattened in part then segment order.
+pub fn segment_strings(texts: &[PartText]) -> Vec<&str> {
+    texts.iter().flat_map(|t| t.segments.iter().flat_map(|s| s.1.iter().map(String::as_str))).collect()
+}
+
+/// Parts from the token counts of [`part_strings`] and [`segment_strings`],
+/// in their order. Missing counts count as 0.
+pub fn assemble(texts: &[PartText], part_counts: &[u64], segment_counts: &[u64]) -> Vec<Part> {
+    let mut pc = part_counts.iter().copied();
+    let mut sc = segment_counts.iter().copied();
     texts
         .iter()
         .map(|t| {
-            let tokens = t.strings.iter().map(|s| count(s)).sum::<u64>() + t.images * IMAGE_TOKENS;
+            let tokens = t.strings.iter().map(|_| pc.next().unwrap_or(0)).sum::<u64>() + t.images * IMAGE_TOKENS;
             let segment_tokens = t
                 .segments
                 .iter()
                 .map(|(sj, strings, images)| {
-                    (*sj, strings.iter().map(|s| count(s)).sum::<u64>() + images * IMAGE_TOKENS)
+                    (*sj, strings.iter().map(|_| sc.next().unwrap_or(0)).sum::<u64>() + images * IMAGE_TOKENS)
                 })
                 .collect();
             Part {

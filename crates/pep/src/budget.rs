@@ -5,7 +5,6 @@ use envelope::export::contributions;
 use envelope::parts::{count_parts, part_texts};
 use envelope::tokens;
 use envelope::truncate::{self, Limit, PartBudget};
-use serde_json::json;
 
 use crate::{load, read, Failure};
 
@@ -37,25 +36,7 @@ pub fn truncate_envelope(file: &str, limit: i64, step: i64) -> Result<String, Fa
         _ => return Err(truncate_failure(truncate::TruncateError::InvalidStep(step))),
     };
     let plan = truncate::plan(&budgets, limit, step).map_err(truncate_failure)?;
-    let rows: Vec<_> = parts
-        .iter()
-        .zip(&plan.kept)
-        .map(|(p, kept)| {
-            json!({
-                "name": p.name,
-                "role": p.role.map(|r| r.as_str()),
-                "priority": p.priority,
-                "tokens": p.tokens,
-                "kept": kept,
-            })
-        })
-        .collect();
-    let out = json!({
-        "target": plan.target,
-        "totalTokens": plan.total,
-        "keptTokens": plan.kept_tokens,
-        "parts": rows,
-    });
+    let out = envelope::budget::truncate_report(&parts, &plan);
     Ok(envelope::export::to_pretty(&out))
 }
 

@@ -1,0 +1,233 @@
+//! The truncation preview's state: token counts (from the worker, once per
+//! document), the limit and step the user picks, and the plan derived from
+//! them. Re-planning is O(parts) and runs on every slider move; the heavier
+//! views (cache chart, truncated export) follow a debounced copy of the
+//! settings so dragging stays smooth.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use envelope::budget::{context_window, image_ids};
+use envelope::export::Contributions;
+use envelope::parts::{assemble, part_strings, part_texts, segment_strings, Part, PartText};
+use envelope::truncate::{plan, Limit, PartBudget, Plan, TruncateError};
+use leptos::prelude::*;
+
+use crate::browser;
+use crate::doc::Doc;
+use crate::tokens;
+
+/// Token counts and ids of one document.
+#[derive(Debug)]
+pub struct Counted {
+    pub texts: Vec<PartText>,
+    pub parts: Vec<Part>,
+    pub budgets: Vec<PartBudget>,
+    /// Token ids of each part (images as placeholder ids).
+    pub part_ids: Vec<Vec<u32>>,
+    /// All token ids of the part strings, flattened, and each token's bytes.
+    pub ids: Vec<u32>,
+    pub pieces: Vec<u32>,
+    /// For each flattened part string, its range in `ids`.
+    pub string_tokens: Vec<Range<usize>>,
+    /// For each part, its range of flattened part strings.
+    pub part_strings: Vec<Range<usize>>,
+    pub total: u64,
+    /// Time in the worker, and from request to counts, in ms.
+    pub worker_ms: f64,
+    pub elapsed_ms: f64,
+}
+
+impl Counted {
+    /// Tokens of segment `sj` of message `mi`, if it sends any.
+    pub fn segment_tokens(&self, mi: usize, sj: usize) -> Option<u64> {
+        let part = self.parts.iter().find(|p| p.message == Some(mi))?;
+        part.segment_tokens.iter().find(|(j, _)| *j == sj).map(|(_, t)| *t)
+    }
+
+    /// The part of message `mi`.
+    pub fn part_index(&self, mi: usize) -> Option<usize> {
+        self.parts.iter().position(|p| p.message == Some(mi))
+    }
+}
+
+/// Counts a document in the worker.
+pub async fn count(doc: &Doc) -> Result<Counted, String> {
+    let start = browser::now_ms();
+    let texts = part_texts(&doc.envelope, &doc.contributions);
+    let strings = part_strings(&texts);
+    let segs = segment_strings(&texts);
+    let enc = tokens::encode(&strings, true).await?;
+    let seg_enc = tokens::encode(&segs, false).await?;
+    let part_counts: Vec<u64> = enc.lens.iter().map(|&n| n as u64).collect();
+    let seg_counts: Vec<u64> = seg_enc.lens.iter().map(|&n| n as u64).collect();
+    let parts = assemble(&texts, &part_counts, &seg_counts);
+    let mut string_tokens = Vec::with_capacity(enc.lens.len());
+    let mut at = 0usize;
+    for &n in &enc.lens {
+        string_tokens.push(at..at + n as usize);
+        at += n as usize;
+    }
+    let mut part_strings = Vec::with_capacity(texts.len());
+    let mut s = 0usize;
+    let mut part_ids = Vec::with_capacity(texts.len());
+    for t in &texts {
+        let range = s..s + t.strings.len();
+        let mut ids: Vec<u32> = Vec::new();
+        for r in &string_tokens[range.clone()] {
+            ids.extend_from_slice(enc.ids.get(r.clone()).unwrap_or(&[]));
+        }
+        for url in &t.image_urls {
+            ids.extend(image_ids(url));
+        }
+        part_ids.push(ids);
+        part_strings.push(range);
+        s += t.strings.len();
+    }
+    let budgets: Vec<PartBudget> = parts.iter().map(Part::budget).collect();
+    let total = budgets.iter().map(|b| b.tokens).sum();
+    Ok(Counted {
+        texts,
+        parts,
+        budgets,
+        part_ids,
+        ids: enc.ids,
+        pieces: enc.pieces,
+        string_tokens,
+        part_strings,
+        total,
+        worker_ms: enc.ms + seg_enc.ms,
+        elapsed_ms: browser::now_ms() - start,
+    })
+}
+
+/// Where counting stands.
+#[derive(Clone, Debug)]
+pub enum Counting {
+    Idle,
+    Running,
+    Done(Arc<Counted>),
+    Failed(String),
+}
+
+/// The preview's state, shared by the Budget tab and the conversation.
+#[derive(Clone, Copy)]
+pub struct Budget {
+    pub doc: Signal<Option<Arc<Doc>>>,
+    pub counting: RwSignal<Counting>,
+    pub limit: RwSignal<u64>,
+    pub step: RwSignal<u64>,
+    /// `limit` and `step` after the user paused (for the heavier views).
+    pub settled: RwSignal<(u64, u64)>,
+    pub plan: Memo<Option<Result<Plan, TruncateError>>>,
+    generation: StoredValue<u64>,
+}
+
+impl Budget {
+    pub fn new(doc: Signal<Option<Arc<Doc>>>) -> Budget {
+        let counting = RwSignal::new(Counting::Idle);
+        let limit = RwSignal::new(0u64);
+        let step = RwSignal::new(1u64);
+        let plan = Memo::new(move |_| {
+            let Counting::Done(c) = counting.get() else { return None };
+            Some(plan(&c.budgets, Limit::Tokens(limit.get().max(1)), step.get().max(1)))
+        });
+        let budget = Budget {
+            doc,
+            counting,
+            limit,
+            step,
+            settled: RwSignal::new((0, 1)),
+            plan,
+            generation: StoredValue::new(0),
+        };
+        // A new document forgets the old counts.
+        Effect::new(move |prev: Option<Option<usize>>| {
+            let key = doc.with(|d| d.as_ref().map(|d| Arc::as_ptr(d) as usize));
+            if prev.is_some_and(|p| p != key) {
+                counting.set(Counting::Idle);
+            }
+            key
+        });
+        budget
+    }
+
+    pub fn expect() -> Budget {
+        expect_context::<Budget>()
+    }
+
+    /// Starts counting the document, once.
+    pub fn ensure_counted(&self) {
+        if !matches!(self.counting.get_untracked(), Counting::Idle) {
+            return;
+        }
+        let Some(doc) = self.doc.get_untracked() else { return };
+        self.counting.set(Counting::Running);
+        let this = *self;
+        leptos::task::spawn_local(async move {
+            let result = count(&doc).await;
+            // The document may have changed meanwhile.
+            if this.doc.with_untracked(|d| d.as_ref().is_some_and(|d| Arc::ptr_eq(d, &doc))) {
+                match result {
+                    Ok(c) => {
+                        let default = doc.envelope.model.as_deref().and_then(context_window).unwrap_or(c.total);
+                        this.limit.set(default.max(1));
+                        this.step.set(1);
+                        this.settled.set((default.max(1), 1));
+                        this.counting.try_set(Counting::Done(Arc::new(c)));
+                    }
+                    Err(e) => {
+                        this.counting.try_set(Counting::Failed(e));
+                    }
+                }
+            }
+        });
+    }
+
+    /// Sets the limit and step; the heavier views follow after a pause.
+    pub fn set(&self, limit: u64, step: u64) {
+        self.limit.set(limit.max(1));
+        self.step.set(step.max(1));
+        self.generation.update_value(|g| *g += 1);
+        let generation = self.generation.get_value();
+        let this = *self;
+        let settle = wasm_bindgen::closure::Closure::once_into_js(move || {
+            if this.generation.try_get_value() == Some(generation) {
+                this.settled.try_set((this.limit.get_untracked(), this.step.get_untracked()));
+            }
+        });
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(wasm_bindgen::JsCast::unchecked_ref(&settle), 150);
+        }
+    }
+
+    /// Whether message `mi` is dropped by the current plan, with the reason.
+    pub fn dropped(&self, mi: usize) -> Option<String> {
+        let Counting::Done(c) = self.counting.get() else { return None };
+        let i = c.part_index(mi)?;
+        self.plan.with(|p| match p {
+            Some(Ok(plan)) if !plan.kept[i] => Some(format!(
+                "Dropped by truncation: priority {} goes before lower priorities, oldest first; \
+                 {} of {} tokens must go to fit the limit of {}.",
+                c.parts[i].priority,
+                plan.target,
+                plan.total,
+                self.limit.get()
+            )),
+            _ => None,
+        })
+    }
+}
+
+/// The request body after truncation, for the kept parts.
+pub fn truncated_request(doc: &Doc, c: &Contributions, counted: &Counted, kept: &[bool]) -> serde_json::Value {
+    let mut keep_messages = vec![true; doc.envelope.messages.len()];
+    let mut keep_tools = true;
+    for (p, k) in counted.parts.iter().zip(kept) {
+        match p.message {
+            Some(mi) => keep_messages[mi] = *k,
+            None => keep_tools = *k,
+        }
+    }
+    envelope::export::openai_request_filtered(&doc.envelope, c, Some(&keep_messages), keep_tools)
+}
