@@ -55,50 +55,58 @@ impl Counted {
 pub async fn count(doc: &Doc) -> Result<Counted, String> {
     let start = browser::now_ms();
     let texts = part_texts(&doc.envelope, &doc.contributions);
-    let strings = part_strings(&texts);
-    let segs = segment_strings(&texts);
-    let enc = tokens::encode(&strings, true).await?;
-    let seg_enc = tokens::encode(&segs, false).await?;
-    let part_counts: Vec<u64> = enc.lens.iter().map(|&n| n as u64).collect();
-    let seg_counts: Vec<u64> = seg_enc.lens.iter().map(|&n| n as u64).collect();
-    let parts = assemble(&texts, &part_counts, &seg_counts);
-    let mut string_tokens = Vec::with_capacity(enc.lens.len());
-    let mut at = 0usize;
-    for &n in &enc.lens {
-        string_tokens.push(at..at + n as usize);
-        at += n as usize;
-    }
-    let mut part_strings = Vec::with_capacity(texts.len());
-    let mut s = 0usize;
-    let mut part_ids = Vec::with_capacity(texts.len());
-    for t in &texts {
-        let range = s..s + t.strings.len();
-        let mut ids: Vec<u32> = Vec::new();
-        for r in &string_tokens[range.clone()] {
-            ids.extend_from_slice(enc.ids.get(r.clone()).unwrap_or(&[]));
+    let enc = tokens::encode(&part_strings(&texts), true).await?;
+    let seg_enc = tokens::encode(&segment_strings(&texts), false).await?;
+    let mut counted = Counted::build(texts, enc, &seg_enc);
+    counted.elapsed_ms = browser::now_ms() - start;
+    Ok(counted)
+}
+
+impl Counted {
+    /// Puts the worker's answers together: `enc` for [`part_strings`] (with
+    /// ids), `seg_enc` for [`segment_strings`].
+    pub fn build(texts: Vec<PartText>, enc: tokens::Encoded, seg_enc: &tokens::Encoded) -> Counted {
+        let part_counts: Vec<u64> = enc.lens.iter().map(|&n| n as u64).collect();
+        let seg_counts: Vec<u64> = seg_enc.lens.iter().map(|&n| n as u64).collect();
+        let parts = assemble(&texts, &part_counts, &seg_counts);
+        let mut string_tokens = Vec::with_capacity(enc.lens.len());
+        let mut at = 0usize;
+        for &n in &enc.lens {
+            string_tokens.push(at..at + n as usize);
+            at += n as usize;
         }
-        for url in &t.image_urls {
-            ids.extend(image_ids(url));
+        let mut part_strings = Vec::with_capacity(texts.len());
+        let mut part_ids = Vec::with_capacity(texts.len());
+        let mut s = 0usize;
+        for t in &texts {
+            let range = s..(s + t.strings.len()).min(string_tokens.len());
+            let mut ids: Vec<u32> = Vec::new();
+            for r in &string_tokens[range.clone()] {
+                ids.extend_from_slice(enc.ids.get(r.clone()).unwrap_or(&[]));
+            }
+            for url in &t.image_urls {
+                ids.extend(image_ids(url));
+            }
+            part_ids.push(ids);
+            part_strings.push(range);
+            s += t.strings.len();
         }
-        part_ids.push(ids);
-        part_strings.push(range);
-        s += t.strings.len();
+        let budgets: Vec<PartBudget> = parts.iter().map(Part::budget).collect();
+        let total = budgets.iter().map(|b| b.tokens).sum();
+        Counted {
+            texts,
+            parts,
+            budgets,
+            part_ids,
+            ids: enc.ids,
+            pieces: enc.pieces,
+            string_tokens,
+            part_strings,
+            total,
+            worker_ms: enc.ms + seg_enc.ms,
+            elapsed_ms: 0.0,
+        }
     }
-    let budgets: Vec<PartBudget> = parts.iter().map(Part::budget).collect();
-    let total = budgets.iter().map(|b| b.tokens).sum();
-    Ok(Counted {
-        texts,
-        parts,
-        budgets,
-        part_ids,
-        ids: enc.ids,
-        pieces: enc.pieces,
-        string_tokens,
-        part_strings,
-        total,
-        worker_ms: enc.ms + seg_enc.ms,
-        elapsed_ms: browser::now_ms() - start,
-    })
 }
 
 /// Where counting stands.
@@ -169,19 +177,23 @@ impl Budget {
             // The document may have changed meanwhile.
             if this.doc.with_untracked(|d| d.as_ref().is_some_and(|d| Arc::ptr_eq(d, &doc))) {
                 match result {
-                    Ok(c) => {
-                        let default = doc.envelope.model.as_deref().and_then(context_window).unwrap_or(c.total);
-                        this.limit.set(default.max(1));
-                        this.step.set(1);
-                        this.settled.set((default.max(1), 1));
-                        this.counting.try_set(Counting::Done(Arc::new(c)));
-                    }
+                    Ok(c) => this.counted(&doc, c),
                     Err(e) => {
                         this.counting.try_set(Counting::Failed(e));
                     }
                 }
             }
         });
+    }
+
+    /// Takes the counts of `doc`; the limit starts at the model's context
+    /// window when it is known, else at the total (nothing dropped).
+    pub fn counted(&self, doc: &Doc, c: Counted) {
+        let default = doc.envelope.model.as_deref().and_then(context_window).unwrap_or(c.total).max(1);
+        self.limit.set(default);
+        self.step.set(1);
+        self.settled.set((default, 1));
+        self.counting.try_set(Counting::Done(Arc::new(c)));
     }
 
     /// Sets the limit and step; the heavier views follow after a pause.

@@ -19,16 +19,25 @@ pub use app::App;
 pub fn install_panic_screen() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        let message = info.to_string();
-        let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
-        let Some(body) = doc.body() else { return };
-        body.set_inner_html(
-            "<div class=\"crash\" role=\"alert\"><h1>Something went wrong</h1>\
-             <p>The viewer hit an internal error and stopped. Reload the page to start again; \
-             your saved document is kept.</p><pre id=\"crash-message\"></pre></div>",
-        );
-        if let Some(pre) = doc.get_element_by_id("crash-message") {
-            pre.set_text_content(Some(&message));
-        }
+        show_crash_screen(&info.to_string());
     }));
+}
+
+/// Replaces the page body with the error screen.
+pub fn show_crash_screen(message: &str) {
+    if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
+        render_crash_screen(&body, message);
+    }
+}
+
+/// The error screen inside `host`: a fixed explanation and `message` as text.
+pub fn render_crash_screen(host: &web_sys::Element, message: &str) {
+    host.set_inner_html(
+        "<div class=\"crash\" role=\"alert\" data-testid=\"crash\"><h1>Something went wrong</h1>\
+         <p>The viewer hit an internal error and stopped. Reload the page to start again; \
+         your saved document is kept.</p><pre id=\"crash-message\"></pre></div>",
+    );
+    if let Ok(Some(pre)) = host.query_selector("#crash-message") {
+        pre.set_text_content(Some(message));
+    }
 }

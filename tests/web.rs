@@ -380,3 +380,162 @@ async fn loader_lists_path_errors_and_keeps_the_current_view() {
     assert!(errors.contains("version"), "{errors}");
     assert_eq!(all(&el, "[data-message-id]").len(), 4);
 }
+
+// ---- truncation preview ---------------------------------------------------
+
+use pep_app::budget::{Budget, Counted};
+use pep_app::components::budget::BudgetPanel;
+use pep_app::tokens::Encoded;
+
+/// Counts with one "token" per byte: the view logic is tested here, the
+/// tokenizer by the core's oracle tests and the end-to-end tests.
+fn byte_counts(doc: &Doc) -> Counted {
+    use envelope::parts::{part_strings, part_texts, segment_strings};
+    let texts = part_texts(&doc.envelope, &doc.contributions);
+    let enc = |strings: Vec<&str>| Encoded {
+        lens: strings.iter().map(|s| s.len() as u32).collect(),
+        ids: strings.iter().flat_map(|s| s.bytes().map(u32::from)).collect(),
+        pieces: strings.iter().flat_map(|s| s.bytes().map(|_| 1)).collect(),
+        ms: 0.0,
+    };
+    let parts = enc(part_strings(&texts));
+    let segs = enc(segment_strings(&texts));
+    Counted::build(texts, parts, &segs)
+}
+
+const CHAT: &str = r##"{"version": "1.0", "messages": [
+  {"id": "sys", "role": "system", "timestamp": 0, "segments": [{"kind": "system_prompt", "content": "0123456789", "collapsed": true}]},
+  {"id": "u1", "role": "user", "timestamp": 1, "truncationPriority": 2, "segments": [{"kind": "text", "content": "aaaaaaaaaaaaaaaaaaaa"}]},
+  {"id": "a1", "role": "assistant", "timestamp": 2, "truncationPriority": 2, "segments": [{"kind": "text", "content": "bbbbbbbbbbbbbbbbbbbb"}]},
+  {"id": "u2", "role": "user", "timestamp": 3, "segments": [{"kind": "text", "content": "cccccccccc"}]},
+  {"id": "a2", "role": "assistant", "timestamp": 4, "segments": [{"kind": "text", "content": "dddddddddd"}]}
+]}"##;
+
+/// Mounts the conversation and the Budget tab over one document, with counts.
+fn mount_budget() -> (HtmlElement, impl Drop, Budget) {
+    let doc = Doc::load(Source::Pasted, CHAT.as_bytes()).unwrap();
+    let el = host();
+    let slot = Arc::new(std::sync::Mutex::new(None));
+    let slot2 = slot.clone();
+    let handle = mount_to(el.clone(), move || {
+        let session = Session::new();
+        provide_context(session);
+        provide_context(Prefs::init(session));
+        provide_context(Expansion::new());
+        let signal = Signal::stored(Some(doc.clone()));
+        let budget = Budget::new(signal);
+        provide_context(budget);
+        budget.counted(&doc, byte_counts(&doc));
+        *slot2.lock().unwrap() = Some(budget);
+        view! { <Conversation doc=doc.clone()/> <BudgetPanel doc=signal/> }
+    });
+    let budget = slot.lock().unwrap().take().unwrap();
+    (el, handle, budget)
+}
+
+fn part_states(el: &Element) -> Vec<String> {
+    all(el, "[data-testid=part-kept]").iter().map(|c| c.text_content().unwrap()).collect()
+}
+
+#[wasm_bindgen_test]
+async fn budget_marks_dropped_parts_in_the_table_and_the_conversation() {
+    let (el, _h, budget) = mount_budget();
+    tick().await;
+    // No model: the limit starts at the total (70), nothing dropped.
+    assert_eq!(budget.limit.get_untracked(), 70);
+    assert_eq!(part_states(&el), ["kept"; 5]);
+    assert!(all(&el, "[data-testid=dropped]").is_empty());
+    // Token badges per message and per segment.
+    assert!(one(&el, "[data-message-id=u1]").text_content().unwrap().contains("20 tok"));
+    assert_eq!(all(&el, ".tok-badge").len(), 5);
+
+    // Limit 45: target 25. The priority-2 run (u1, a1: 40 tokens) is more
+    // than the target, so its parts go oldest first: u1 (removed 20 < 25),
+    // then a1 (removed 40 ≥ 25). Kept: 10 + 10 + 10 = 30.
+    budget.set(45, 1);
+    tick().await;
+    assert_eq!(part_states(&el), ["kept", "dropped", "dropped", "kept", "kept"]);
+    assert_eq!(one(&el, "[data-testid=kept-tokens]").text_content().unwrap(), "30");
+    let dropped: Vec<String> = all(&el, "[data-testid=dropped]")
+        .iter()
+        .map(|d| d.closest("[data-message-id]").unwrap().unwrap().get_attribute("data-message-id").unwrap())
+        .collect();
+    assert_eq!(dropped, ["u1", "a1"]);
+    assert!(one(&el, "[data-message-id=u1] [data-testid=dropped-reason]").text_content().unwrap().contains("priority 2"));
+
+    // Limit 55 with step 10: target ceil(15/10)*10 = 20: only u1 goes.
+    budget.set(55, 10);
+    tick().await;
+    assert_eq!(part_states(&el), ["kept", "dropped", "kept", "kept", "kept"]);
+
+    // A limit below the never-removed system prompt: an error that says why.
+    budget.set(5, 1);
+    tick().await;
+    let err = one(&el, "[data-testid=budget-error]").text_content().unwrap();
+    assert!(err.contains("limit is 5"), "{err}");
+    assert!(all(&el, "[data-testid=dropped]").is_empty(), "nothing is marked when no plan exists");
+}
+
+#[wasm_bindgen_test]
+async fn budget_controls_and_views() {
+    let (el, _h, budget) = mount_budget();
+    tick().await;
+    let input: web_sys::HtmlInputElement = one(&el, "[data-testid=limit-input]").unchecked_into();
+    input.set_value("45");
+    input.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    tick().await;
+    assert_eq!(budget.limit.get_untracked(), 45);
+    let slider: web_sys::HtmlInputElement = one(&el, "[data-testid=limit-slider]").unchecked_into();
+    assert_eq!(slider.max(), "70");
+    slider.set_value("60");
+    slider.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    tick().await;
+    assert_eq!(budget.limit.get_untracked(), 60);
+    assert!(one(&el, "[data-testid=context-bar]").child_element_count() >= 2);
+    // The truncated request follows the settled limit (after a pause).
+    assert!(until(|| one(&el, "[data-testid=inspect]").text_content().unwrap().contains("\"role\": \"user\"")).await);
+    let request = one(&el, "[data-testid=inspect]").text_content().unwrap();
+    assert!(!request.contains("aaaa"), "u1 is dropped at 60: {request}");
+    assert!(request.contains("cccc"));
+    // The token view draws one span per token.
+    let tokens_tab = all(&el, ".inspect-bar .tab").into_iter().find(|t| t.text_content().unwrap() == "Tokens").unwrap();
+    click(&tokens_tab);
+    tick().await;
+    assert_eq!(all(&el, "[data-testid=kept-tokens] .tok").len(), 10 + 20 + 10 + 10);
+    // The parts view is `pep truncate`'s report.
+    let parts_tab = all(&el, ".inspect-bar .tab").into_iter().find(|t| t.text_content().unwrap() == "Parts").unwrap();
+    click(&parts_tab);
+    tick().await;
+    let report = one(&el, "[data-testid=inspect]").text_content().unwrap();
+    assert!(report.contains("\"keptTokens\": 50"), "{report}");
+    assert!(one(&el, "[data-testid=cache-chart] svg polyline").get_attribute("points").is_some());
+}
+
+#[wasm_bindgen_test]
+async fn a_missing_worker_is_reported_not_awaited_forever() {
+    let doc = Doc::load(Source::Pasted, CHAT.as_bytes()).unwrap();
+    let el = host();
+    let _h = mount_to(el.clone(), move || {
+        let session = Session::new();
+        provide_context(session);
+        provide_context(Prefs::init(session));
+        let signal = Signal::stored(Some(doc.clone()));
+        provide_context(Budget::new(signal));
+        view! { <BudgetPanel doc=signal/> }
+    });
+    // The test server has no worker script: counting must fail visibly.
+    assert!(until(|| !all(&el, "[data-testid=budget-error]").is_empty()).await, "no error shown");
+    assert!(one(&el, "[data-testid=budget-error]").text_content().unwrap().contains("tokenizer"));
+}
+
+#[wasm_bindgen_test]
+fn the_crash_screen_shows_the_message_as_text() {
+    // The panic hook renders into the body; here into a host of its own, so
+    // the test runner's page survives.
+    let el = host();
+    pep_app::render_crash_screen(&el, "panicked at <img src=x onerror=alert(1)>");
+    let screen = one(&el, "[data-testid=crash]");
+    assert!(screen.text_content().unwrap().contains("Something went wrong"));
+    assert_eq!(one(&el, "#crash-message").text_content().unwrap(), "panicked at <img src=x onerror=alert(1)>");
+    assert!(all(&el, "img").is_empty());
+}

@@ -212,6 +212,39 @@ test('a document over the storage quota still opens and the failed save is repor
   await context.close();
 });
 
+test('the Budget tab drops exactly the parts `pep truncate` drops (demo F, two limits)', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/f`);
+  await page.locator('[data-message-id]').first().waitFor();
+  const before = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+  assert.ok(!before.some((n) => n.includes('token-worker')), 'the worker is not loaded before the preview opens');
+  await page.getByTestId('tab-budget').click();
+  await page.getByTestId('budget-summary').waitFor({ timeout: 30000 });
+  await renderAll(page);
+  for (const [limit, step] of [[5000, 1], [2500, 250]]) {
+    await page.getByTestId('step-input').fill(String(step));
+    await page.getByTestId('step-input').press('Enter');
+    await page.getByTestId('limit-input').fill(String(limit));
+    await page.getByTestId('limit-input').press('Enter');
+    const cli = JSON.parse(pep('truncate', '--limit', String(limit), '--step', String(step), 'demos/f.json'));
+    const wantDropped = cli.parts.filter((p) => !p.kept).map((p) => p.name);
+    assert.ok(wantDropped.length > 0, `limit ${limit} drops something`);
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=dropped]').length === n, wantDropped.length);
+    const uiDropped = await page.evaluate(() => [...document.querySelectorAll('[data-testid=dropped]')].map((d) => d.closest('[data-message-id]').dataset.messageId));
+    assert.deepEqual(uiDropped, wantDropped, `limit ${limit} step ${step}: conversation`);
+    const tableDropped = await page.evaluate(() => [...document.querySelectorAll('[data-testid=parts-table] tr.dropped')].map((r) => r.dataset.part));
+    assert.deepEqual(tableDropped, wantDropped, `limit ${limit} step ${step}: parts table`);
+    assert.equal(await page.getByTestId('kept-tokens').textContent(), cli.keptTokens.toLocaleString('en-US'));
+  }
+  // Token counts per part equal the CLI's (no limit).
+  const all = JSON.parse(pep('truncate', '--limit', '-1', 'demos/f.json'));
+  const uiTokens = await page.evaluate(() => [...document.querySelectorAll('[data-testid=parts-table] tbody tr')].map((r) => Number(r.children[3].textContent.replace(/[^0-9]/g, ''))));
+  assert.deepEqual(uiTokens, all.parts.map((p) => p.tokens));
+  await page.screenshot({ path: join(shotDir, 'budget-f-light.png') });
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('screenshots of demos A–F, light and dark', async (browser) => {
   mkdirSync(shotDir, { recursive: true });
   for (const scheme of ['light', 'dark']) {
