@@ -19,6 +19,7 @@ cargo fmt --all -- --check
 step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p envelope --features tokenizer --all-targets --locked -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p pep-app -p pep-token-worker --all-targets --locked -- -D warnings
 
 step "native tests"
 cargo test --workspace --locked

@@ -22,18 +22,15 @@ pub async fn copy_text(text: &str) -> Result<(), String> {
     let w = window()?;
     let clipboard = w.navigator().clipboard();
     // `navigator.clipboard` is undefined outside secure contexts.
-    if !JsValue::from(clipboard.clone()).is_undefined() {
-        if JsFuture::from(clipboard.write_text(text)).await.is_ok() {
-            return Ok(());
-        }
+    if !JsValue::from(clipboard.clone()).is_undefined() && JsFuture::from(clipboard.write_text(text)).await.is_ok() {
+        return Ok(());
     }
     copy_with_exec_command(&w, text)
 }
 
 fn copy_with_exec_command(w: &web_sys::Window, text: &str) -> Result<(), String> {
     let doc = w.document().ok_or("no document")?;
-    let area: web_sys::HtmlTextAreaElement =
-        doc.create_element("textarea").map_err(js_err)?.unchecked_into();
+    let area: web_sys::HtmlTextAreaElement = doc.create_element("textarea").map_err(js_err)?.unchecked_into();
     area.set_value(text);
     area.set_attribute("style", "position:fixed;top:-1000px;opacity:0").ok();
     let body = doc.body().ok_or("no body")?;

@@ -209,7 +209,10 @@ impl Budget {
             }
         });
         if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(wasm_bindgen::JsCast::unchecked_ref(&settle), 150);
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                wasm_bindgen::JsCast::unchecked_ref(&settle),
+                150,
+            );
         }
     }
 

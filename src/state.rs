@@ -90,10 +90,7 @@ impl Session {
                     text: String::from_utf8_lossy(bytes).into_owned(),
                 };
                 if let Err(e) = browser::save(DOC_KEY, &stored) {
-                    self.notify(
-                        format!("Your document is open but could not be saved for the next visit: {e}"),
-                        true,
-                    );
+                    self.notify(format!("Your document is open but could not be saved for the next visit: {e}"), true);
                 }
                 self.user_doc.set(Some(doc));
                 true
@@ -124,10 +121,7 @@ impl Session {
                     }
                 }
             }
-            Err(e) => self.notify(
-                format!("The saved document could not be read ({e}); starting without it."),
-                true,
-            ),
+            Err(e) => self.notify(format!("The saved document could not be read ({e}); starting without it."), true),
         }
     }
 }

@@ -62,7 +62,12 @@ fn spawn() -> Result<Rc<RefCell<Client>>, String> {
     options.set_type(WorkerType::Module);
     let worker = Worker::new_with_options(WORKER_URL, &options)
         .map_err(|e| format!("the tokenizer worker could not start: {e:?}"))?;
-    let client = Rc::new(RefCell::new(Client { worker: worker.clone(), queue: Some(Vec::new()), waiting: HashMap::new(), next: 0 }));
+    let client = Rc::new(RefCell::new(Client {
+        worker: worker.clone(),
+        queue: Some(Vec::new()),
+        waiting: HashMap::new(),
+        next: 0,
+    }));
     let weak = Rc::downgrade(&client);
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let Some(client) = weak.upgrade() else { return };

@@ -258,8 +258,10 @@ async fn expand_and_collapse_all() {
     let collapse_all = all(&el, ".conv-tools button")[1].clone();
     click(&collapse_all);
     tick().await;
-    let states: Vec<String> =
-        all(&el, ".panel-head, .call-head, .result-head, .long-head").iter().map(|b| b.get_attribute("aria-expanded").unwrap()).collect();
+    let states: Vec<String> = all(&el, ".panel-head, .call-head, .result-head, .long-head")
+        .iter()
+        .map(|b| b.get_attribute("aria-expanded").unwrap())
+        .collect();
     assert!(states.iter().all(|s| s == "false"), "{states:?}");
     click(&expand_all);
     tick().await;
@@ -334,7 +336,10 @@ async fn loader_lists_path_errors_and_keeps_the_current_view() {
     let paste = |json: String| {
         let el = el.clone();
         async move {
-            let open = all(&el, ".header-actions button").into_iter().find(|b| b.text_content().unwrap().contains("Paste")).unwrap();
+            let open = all(&el, ".header-actions button")
+                .into_iter()
+                .find(|b| b.text_content().unwrap().contains("Paste"))
+                .unwrap();
             if all(&el, "[data-testid=paste-json]").is_empty() {
                 click(&open);
                 tick().await;
@@ -351,7 +356,11 @@ async fn loader_lists_path_errors_and_keeps_the_current_view() {
     assert!(until(|| all(&el, "[data-message-id]").len() == 4).await, "the pasted document shows");
 
     // A bad one: every error listed with its path, the view unchanged.
-    let bad = ALL_KINDS.replace("\"toolName\": \"weather\", \"arguments\": {\"city\": \"Bergen\"}", "\"arguments\": {\"city\": \"Bergen\"}")
+    let bad = ALL_KINDS
+        .replace(
+            "\"toolName\": \"weather\", \"arguments\": {\"city\": \"Bergen\"}",
+            "\"arguments\": {\"city\": \"Bergen\"}",
+        )
         .replace("\"role\": \"user\"", "\"role\": \"human\"");
     paste(bad).await;
     assert!(until(|| !all(&el, "[data-testid=load-errors]").is_empty()).await);
@@ -461,7 +470,10 @@ async fn budget_marks_dropped_parts_in_the_table_and_the_conversation() {
         .map(|d| d.closest("[data-message-id]").unwrap().unwrap().get_attribute("data-message-id").unwrap())
         .collect();
     assert_eq!(dropped, ["u1", "a1"]);
-    assert!(one(&el, "[data-message-id=u1] [data-testid=dropped-reason]").text_content().unwrap().contains("priority 2"));
+    assert!(one(&el, "[data-message-id=u1] [data-testid=dropped-reason]")
+        .text_content()
+        .unwrap()
+        .contains("priority 2"));
 
     // Limit 55 with step 10: target ceil(15/10)*10 = 20: only u1 goes.
     budget.set(55, 10);

@@ -19,7 +19,7 @@ fn fmt_int(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -228,10 +228,12 @@ fn PartsTable(counted: Arc<Counted>) -> impl IntoView {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let kept = move || budget.plan.with(|pl| match pl {
-                Some(Ok(plan)) => plan.kept.get(i).copied().unwrap_or(true),
-                _ => true,
-            });
+            let kept = move || {
+                budget.plan.with(|pl| match pl {
+                    Some(Ok(plan)) => plan.kept.get(i).copied().unwrap_or(true),
+                    _ => true,
+                })
+            };
             view! {
                 <tr class:dropped=move || !kept() data-part=p.name.clone()>
                     <td><code>{p.name.clone()}</code></td>

@@ -92,14 +92,17 @@ fn observe_near_viewport(target: NodeRef<html::Div>, f: impl Fn() + Clone + 'sta
         let Some(el) = target.get() else { return };
         let f = f.clone();
         let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
-            let hit = entries.iter().any(|e| e.unchecked_into::<web_sys::IntersectionObserverEntry>().is_intersecting());
+            let hit =
+                entries.iter().any(|e| e.unchecked_into::<web_sys::IntersectionObserverEntry>().is_intersecting());
             if hit {
                 f();
             }
         });
         let options = web_sys::IntersectionObserverInit::new();
         options.set_root_margin("1500px 0px");
-        if let Ok(observer) = web_sys::IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &options) {
+        if let Ok(observer) =
+            web_sys::IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &options)
+        {
             observer.observe(&el);
             let observer = send_wrapper::SendWrapper::new(observer);
             let callback = send_wrapper::SendWrapper::new(callback);
@@ -189,9 +192,8 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
         .collect();
     let empty = segments.is_empty();
     let dropped = move || budget.and_then(|b| b.dropped(index));
-    let part_tokens = move || {
-        counted().and_then(|c| c.part_index(index).map(|i| (c.parts[i].tokens, c.parts[i].estimate)))
-    };
+    let part_tokens =
+        move || counted().and_then(|c| c.part_index(index).map(|i| (c.parts[i].tokens, c.parts[i].estimate)));
     view! {
         <li class=format!("msg role-{role}") class:dropped=move || dropped().is_some() data-role=role data-message-id=m.id.clone()>
             <header class="msg-head">

@@ -11,7 +11,12 @@ use crate::doc::Source;
 use crate::state::Session;
 
 /// Loads the user's bytes; on success shows `/doc`.
-fn open_bytes(session: Session, source: Source, bytes: Vec<u8>, navigate: impl Fn(&str, leptos_router::NavigateOptions)) {
+fn open_bytes(
+    session: Session,
+    source: Source,
+    bytes: Vec<u8>,
+    navigate: impl Fn(&str, leptos_router::NavigateOptions),
+) {
     if session.open_user_document(source, &bytes) {
         navigate("/doc", Default::default());
     }
@@ -173,7 +178,5 @@ pub fn Notices() -> impl IntoView {
 
 /// Whether a drag carries files (to show the drop hint only then).
 pub fn drag_has_files(ev: &web_sys::DragEvent) -> bool {
-    ev.data_transfer()
-        .map(|d| d.types().iter().any(|t| t.as_string().as_deref() == Some("Files")))
-        .unwrap_or(false)
+    ev.data_transfer().map(|d| d.types().iter().any(|t| t.as_string().as_deref() == Some("Files"))).unwrap_or(false)
 }

@@ -137,9 +137,7 @@ mod tests {
 
     fn res(name: &str, id: Option<&str>) -> String {
         let id = id.map(|i| format!(r#","callId":"{i}""#)).unwrap_or_default();
-        format!(
-            r#"{{"kind":"tool_call_result","toolName":"{name}","result":"r","success":true,"collapsed":true{id}}}"#
-        )
+        format!(r#"{{"kind":"tool_call_result","toolName":"{name}","result":"r","success":true,"collapsed":true{id}}}"#)
     }
 
     fn doc(msgs: &[(&str, Vec<String>)]) -> String {
@@ -165,10 +163,7 @@ mod tests {
 
     #[test]
     fn name_pairing_takes_requests_with_ids_too_and_only_earlier_ones() {
-        let c = calls(&doc(&[
-            ("assistant", vec![req("a", Some("k"))]),
-            ("tool", vec![res("a", None)]),
-        ]));
+        let c = calls(&doc(&[("assistant", vec![req("a", Some("k"))]), ("tool", vec![res("a", None)])]));
         assert_eq!(c.results[0].request, Some(0));
         assert_eq!(c.request_for(At { message: 1, segment: 0 }).unwrap().export_id, "k");
         assert_eq!(c.results_for(At { message: 0, segment: 0 }).count(), 1);

@@ -67,11 +67,8 @@ fn segment_text(s: &Segment, vars: &Vars) -> Option<String> {
         Segment::SystemPrompt(t) => vars.apply(&t.content),
         Segment::LongText(t) => vars.apply(&t.content),
         Segment::Memory(m) if !m.items.is_empty() => {
-            let lines: Vec<String> = m
-                .items
-                .iter()
-                .map(|it| format!("- {}: {}", vars.apply(&it.title), vars.apply(&it.content)))
-                .collect();
+            let lines: Vec<String> =
+                m.items.iter().map(|it| format!("- {}: {}", vars.apply(&it.title), vars.apply(&it.content))).collect();
             format!("## Memory\n{}", lines.join("\n"))
         }
         Segment::Skills(sk) if !sk.items.is_empty() => {

@@ -66,10 +66,7 @@ pub fn render_markdown(src: &str) -> String {
 /// `<mark class="var" data-var="NAME" tabindex="0" title="{{NAME}}">VALUE</mark>`
 /// (the user sees the value highlighted, the variable name on hover/focus).
 /// Unknown placeholders stay as written. See the module documentation for the edge cases.
-pub fn render_markdown_with_vars<'a>(
-    src: &'a str,
-    lookup: &impl Fn(&str) -> Option<&'a str>,
-) -> String {
+pub fn render_markdown_with_vars<'a>(src: &'a str, lookup: &impl Fn(&str) -> Option<&'a str>) -> String {
     let mut text = String::with_capacity(src.len());
     let mut vars = Vec::new();
     // One opening tag per distinct variable name.
@@ -88,10 +85,7 @@ pub fn render_markdown_with_vars<'a>(
                     tags.push(mark_open(name));
                     tags.len() - 1
                 });
-                vars.push(VarSpan {
-                    range: start..text.len(),
-                    tag,
-                });
+                vars.push(VarSpan { range: start..text.len(), tag });
             }
         }
     }
@@ -177,51 +171,26 @@ impl<'a, I> Renderer<'a, I> {
     fn event(&mut self, event: Event<'a>, range: Range<usize>) -> Option<Event<'a>> {
         Some(match event {
             // Raw HTML is shown as text, never interpreted.
-            Event::Text(text) | Event::Html(text) | Event::InlineHtml(text) => {
-                return self.text(text, range, false)
-            }
+            Event::Text(text) | Event::Html(text) | Event::InlineHtml(text) => return self.text(text, range, false),
             Event::Code(text) => return self.text(text, range, true),
             Event::Start(Tag::HtmlBlock) => html("<pre class=\"raw-html\">"),
             Event::End(TagEnd::HtmlBlock) => html("</pre>\n"),
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => {
+            Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
                 if link_type == LinkType::Email || link_allowed(&dest_url) {
                     self.closers.push(None);
-                    Event::Start(Tag::Link {
-                        link_type,
-                        dest_url,
-                        title,
-                        id,
-                    })
+                    Event::Start(Tag::Link { link_type, dest_url, title, id })
                 } else {
                     self.closers.push(Some("</span>"));
-                    Event::Html(
-                        blocked_open("blocked-link", "Blocked link: ", &dest_url, "").into(),
-                    )
+                    Event::Html(blocked_open("blocked-link", "Blocked link: ", &dest_url, "").into())
                 }
             }
-            Event::Start(Tag::Image {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => {
+            Event::Start(Tag::Image { link_type, dest_url, title, id }) => {
                 if image_allowed(&dest_url) {
                     self.closers.push(None);
-                    Event::Start(Tag::Image {
-                        link_type,
-                        dest_url,
-                        title,
-                        id,
-                    })
+                    Event::Start(Tag::Image { link_type, dest_url, title, id })
                 } else {
                     self.closers.push(Some("]</span>"));
-                    let open =
-                        blocked_open("blocked-image", "Blocked image: ", &dest_url, "[image: ");
+                    let open = blocked_open("blocked-image", "Blocked image: ", &dest_url, "[image: ");
                     Event::Html(open.into())
                 }
             }
@@ -264,15 +233,13 @@ impl<'a, I> Renderer<'a, I> {
             for var in marks {
                 let (a, b) = (var.range.start.max(start), var.range.end.min(end));
                 if a > pos {
-                    self.pending
-                        .push_back(Event::Text(CowStr::Borrowed(&s[pos - start..a - start])));
+                    self.pending.push_back(Event::Text(CowStr::Borrowed(&s[pos - start..a - start])));
                 }
                 self.mark(var.tag, CowStr::Borrowed(&s[a - start..b - start]));
                 pos = b;
             }
             if pos < end {
-                self.pending
-                    .push_back(Event::Text(CowStr::Borrowed(&s[pos - start..])));
+                self.pending.push_back(Event::Text(CowStr::Borrowed(&s[pos - start..])));
             }
             if code {
                 self.pending.push_back(html("</code>"));
@@ -299,8 +266,7 @@ impl<'a, I> Renderer<'a, I> {
 
     fn mark(&mut self, tag: usize, text: CowStr<'a>) {
         let tags: &'a [String] = self.tags;
-        self.pending
-            .push_back(Event::Html(CowStr::Borrowed(&tags[tag])));
+        self.pending.push_back(Event::Html(CowStr::Borrowed(&tags[tag])));
         self.pending.push_back(Event::Text(text));
         self.pending.push_back(html("</mark>"));
     }
@@ -373,10 +339,7 @@ fn escape_attr(s: &str, out: &mut String) {
 /// A URL as a browser's URL parser sees it before reading the scheme: leading and
 /// trailing C0 controls and spaces stripped, ASCII tab, LF and CR removed everywhere.
 fn clean_url(url: &str) -> String {
-    url.trim_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect()
+    url.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect()
 }
 
 /// The scheme of a cleaned URL, lowercased, and what follows its `:`; `None` when the
@@ -406,10 +369,9 @@ fn image_allowed(url: &str) -> bool {
     match url_scheme(&clean) {
         Some((scheme, rest)) => match scheme.as_str() {
             "http" | "https" => true,
-            "data" => rest
-                .trim_start_matches(|c: char| c <= ' ')
-                .get(..6)
-                .is_some_and(|m| m.eq_ignore_ascii_case("image/")),
+            "data" => {
+                rest.trim_start_matches(|c: char| c <= ' ').get(..6).is_some_and(|m| m.eq_ignore_ascii_case("image/"))
+            }
             _ => false,
         },
         None => false,
@@ -456,8 +418,8 @@ mod tests {
         "mark",
     ];
     const ATTRS: &[&str] = &[
-        "href", "src", "alt", "title", "class", "id", "style", "type", "disabled", "checked",
-        "start", "data-var", "tabindex",
+        "href", "src", "alt", "title", "class", "id", "style", "type", "disabled", "checked", "start", "data-var",
+        "tabindex",
     ];
 
     fn decode_entities(v: &str) -> String {
@@ -476,9 +438,7 @@ mod tests {
                 _ if ent.starts_with("#x") || ent.starts_with("#X") => {
                     char::from_u32(u32::from_str_radix(&ent[2..], 16).unwrap()).unwrap()
                 }
-                _ if ent.starts_with('#') => {
-                    char::from_u32(ent[1..].parse::<u32>().unwrap()).unwrap()
-                }
+                _ if ent.starts_with('#') => char::from_u32(ent[1..].parse::<u32>().unwrap()).unwrap(),
                 _ => panic!("unexpected entity &{ent}; in an attribute"),
             };
             out.push(c);
@@ -491,24 +451,15 @@ mod tests {
     /// Stricter than the renderer: every control character and space is removed (not only
     /// the leading/trailing ones, tab, LF and CR) before looking for a scheme.
     fn url_ok(value: &str, image: bool) -> bool {
-        let v: String = decode_entities(value)
-            .chars()
-            .filter(|c| *c > ' ' && *c != '\u{7f}')
-            .collect::<String>()
-            .to_lowercase();
+        let v: String =
+            decode_entities(value).chars().filter(|c| *c > ' ' && *c != '\u{7f}').collect::<String>().to_lowercase();
         let has_scheme = v.find(':').is_some_and(|i| {
-            i > 0
-                && v[..i]
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            i > 0 && v[..i].chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
         });
         if image {
             v.starts_with("http:") || v.starts_with("https:") || v.starts_with("data:image/")
         } else {
-            !has_scheme
-                || v.starts_with("http:")
-                || v.starts_with("https:")
-                || v.starts_with("mailto:")
+            !has_scheme || v.starts_with("http:") || v.starts_with("https:") || v.starts_with("mailto:")
         }
     }
 
@@ -521,9 +472,7 @@ mod tests {
             if b.get(i) == Some(&b'/') {
                 i += 1;
             }
-            let name_len = html[i..]
-                .find(|c: char| !c.is_ascii_alphanumeric())
-                .unwrap();
+            let name_len = html[i..].find(|c: char| !c.is_ascii_alphanumeric()).unwrap();
             let name = &html[i..i + name_len];
             assert!(TAGS.contains(&name), "tag <{name}> in {html:?}");
             i += name_len;
@@ -541,30 +490,19 @@ mod tests {
                 }
                 let alen = html[i..].find(['=', ' ', '>', '/']).unwrap();
                 let attr = &html[i..i + alen];
-                assert!(
-                    ATTRS.contains(&attr),
-                    "attribute {attr:?} on <{name}> in {html:?}"
-                );
+                assert!(ATTRS.contains(&attr), "attribute {attr:?} on <{name}> in {html:?}");
                 i += alen;
                 assert_eq!(b[i], b'=', "attribute without value in {html:?}");
                 assert_eq!(b[i + 1], b'"', "unquoted attribute in {html:?}");
                 let vlen = html[i + 2..].find('"').unwrap();
                 let value = &html[i + 2..i + 2 + vlen];
-                assert!(
-                    !value.contains(['<', '>']),
-                    "raw < or > in attribute in {html:?}"
-                );
+                assert!(!value.contains(['<', '>']), "raw < or > in attribute in {html:?}");
                 i += 2 + vlen + 1;
                 match attr {
                     "href" => assert!(url_ok(value, false), "href {value:?} in {html:?}"),
                     "src" => assert!(url_ok(value, true), "src {value:?} in {html:?}"),
                     "style" => assert!(
-                        [
-                            "text-align: left",
-                            "text-align: center",
-                            "text-align: right"
-                        ]
-                        .contains(&value),
+                        ["text-align: left", "text-align: center", "text-align: right"].contains(&value),
                         "style {value:?}"
                     ),
                     _ => {}
@@ -615,35 +553,23 @@ mod tests {
     #[test]
     fn script_block_is_shown_as_text() {
         let html = render("<script>alert(1)</script>");
-        assert_eq!(
-            html,
-            "<pre class=\"raw-html\">&lt;script&gt;alert(1)&lt;/script&gt;</pre>\n"
-        );
+        assert_eq!(html, "<pre class=\"raw-html\">&lt;script&gt;alert(1)&lt;/script&gt;</pre>\n");
     }
 
     #[test]
     fn inline_script_is_shown_as_text() {
         let html = render("hi <script>alert(1)</script> there");
-        assert_eq!(
-            html,
-            "<p>hi &lt;script&gt;alert(1)&lt;/script&gt; there</p>\n"
-        );
+        assert_eq!(html, "<p>hi &lt;script&gt;alert(1)&lt;/script&gt; there</p>\n");
     }
 
     #[test]
     fn event_handler_attributes_stay_text() {
         let html = render("<img src=x onerror=alert(1)>");
-        assert!(
-            html.contains("&lt;img src=x onerror=alert(1)&gt;"),
-            "{html}"
-        );
+        assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"), "{html}");
         let html = render("a <svg onload=alert(1)> b");
         assert_eq!(html, "<p>a &lt;svg onload=alert(1)&gt; b</p>\n");
         let html = render("<svg onload=alert(1)>\n\n<details open ontoggle=alert(1)>");
-        assert!(
-            !html.contains("<svg") && !html.contains("<details"),
-            "{html}"
-        );
+        assert!(!html.contains("<svg") && !html.contains("<details"), "{html}");
     }
 
     #[test]
@@ -674,8 +600,7 @@ mod tests {
     ];
 
     fn blocked_link(html: &str) -> bool {
-        html.contains("<span class=\"blocked-link\" title=\"Blocked link: ")
-            && !html.contains("<a ")
+        html.contains("<span class=\"blocked-link\" title=\"Blocked link: ") && !html.contains("<a ")
     }
 
     #[test]
@@ -687,10 +612,7 @@ mod tests {
         }
         // Without angle brackets too (where the syntax allows it).
         let html = render("[x](javascript:alert(1))");
-        assert_eq!(
-            html,
-            "<p><span class=\"blocked-link\" title=\"Blocked link: javascript:alert(1)\">x</span></p>\n"
-        );
+        assert_eq!(html, "<p><span class=\"blocked-link\" title=\"Blocked link: javascript:alert(1)\">x</span></p>\n");
         let html = render("[x](javascript&#58;alert(1))");
         assert!(blocked_link(&html), "{html}");
         let html = render("[x]( javascript:alert(1) \"t\")");
@@ -699,12 +621,7 @@ mod tests {
 
     #[test]
     fn dangerous_autolinks_are_blocked() {
-        for src in [
-            "<javascript:alert(1)>",
-            "<JAVASCRIPT:alert(1)>",
-            "<vbscript:x>",
-            "<file:///x>",
-        ] {
+        for src in ["<javascript:alert(1)>", "<JAVASCRIPT:alert(1)>", "<vbscript:x>", "<file:///x>"] {
             let html = render(src);
             assert!(blocked_link(&html), "{src}: {html}");
         }
@@ -717,12 +634,7 @@ mod tests {
 
     #[test]
     fn dangerous_reference_links_are_blocked() {
-        for url in [
-            "javascript:alert(1)",
-            "JavaScript:x",
-            "javascript&#58;x",
-            "data:text/html,x",
-        ] {
+        for url in ["javascript:alert(1)", "JavaScript:x", "javascript&#58;x", "data:text/html,x"] {
             for form in ["[a][r]", "[r][]", "[r]"] {
                 let html = render(&format!("{form}\n\n[r]: {url}"));
                 assert!(blocked_link(&html), "{form} {url}: {html}");
@@ -737,10 +649,7 @@ mod tests {
     fn dangerous_images_are_blocked() {
         for url in JS_URLS.iter().filter(|u| !u.starts_with("data:image/")) {
             let html = render(&format!("![alt text](<{url}>)"));
-            assert!(
-                html.contains("<span class=\"blocked-image\" title=\"Blocked image: "),
-                "{url:?}: {html}"
-            );
+            assert!(html.contains("<span class=\"blocked-image\" title=\"Blocked image: "), "{url:?}: {html}");
             assert!(html.contains("[image: alt text]</span>"), "{url:?}: {html}");
             assert!(!html.contains("<img"), "{url:?}: {html}");
         }
@@ -757,9 +666,7 @@ mod tests {
     fn blocked_url_is_escaped_in_the_title() {
         let html = render("[x](<javascript:a\"onmouseover='b'&>)");
         assert!(
-            html.contains(
-                "title=\"Blocked link: javascript:a&quot;onmouseover=&#39;b&#39;&amp;\">x</span>"
-            ),
+            html.contains("title=\"Blocked link: javascript:a&quot;onmouseover=&#39;b&#39;&amp;\">x</span>"),
             "{html}"
         );
     }
@@ -781,10 +688,7 @@ mod tests {
             ("[a][r]\n\n[r]: https://example.com", "https://example.com"),
         ] {
             let html = render(src);
-            assert!(
-                html.contains(&format!("<a href=\"{href}\"")),
-                "{src}: {html}"
-            );
+            assert!(html.contains(&format!("<a href=\"{href}\"")), "{src}: {html}");
             assert!(!html.contains("blocked"), "{src}: {html}");
         }
     }
@@ -792,30 +696,20 @@ mod tests {
     #[test]
     fn safe_images_are_kept() {
         let html = render("![a png](data:image/png;base64,iVBORw0KGgo=)");
-        assert_eq!(
-            html,
-            "<p><img src=\"data:image/png;base64,iVBORw0KGgo=\" alt=\"a png\" /></p>\n"
-        );
+        assert_eq!(html, "<p><img src=\"data:image/png;base64,iVBORw0KGgo=\" alt=\"a png\" /></p>\n");
         let html = render("![cat](https://example.com/cat.jpg \"A cat\")");
-        assert_eq!(
-            html,
-            "<p><img src=\"https://example.com/cat.jpg\" alt=\"cat\" title=\"A cat\" /></p>\n"
-        );
+        assert_eq!(html, "<p><img src=\"https://example.com/cat.jpg\" alt=\"cat\" title=\"A cat\" /></p>\n");
         assert!(render("![x](DATA:Image/svg+xml;base64,PHN2Zz4=)").contains("<img src="));
     }
 
     #[test]
     fn data_image_as_a_link_is_blocked() {
-        assert!(blocked_link(&render(
-            "[x](data:image/png;base64,iVBORw0KGgo=)"
-        )));
+        assert!(blocked_link(&render("[x](data:image/png;base64,iVBORw0KGgo=)")));
     }
 
     #[test]
     fn nested_blocked_image_and_link_close_the_right_elements() {
-        let html = render(
-            "[![i](javascript:a)](javascript:b) and [![ok](https://e.com/i.png)](vbscript:c)",
-        );
+        let html = render("[![i](javascript:a)](javascript:b) and [![ok](https://e.com/i.png)](vbscript:c)");
         assert_eq!(
             html,
             "<p><span class=\"blocked-link\" title=\"Blocked link: javascript:b\">\
@@ -825,10 +719,7 @@ mod tests {
         );
         // A link inside an image description stays inside the alt text, plain.
         let html = render("![a [b](javascript:x) c](https://e.com/i.png)");
-        assert_eq!(
-            html,
-            "<p><img src=\"https://e.com/i.png\" alt=\"a b c\" /></p>\n"
-        );
+        assert_eq!(html, "<p><img src=\"https://e.com/i.png\" alt=\"a b c\" /></p>\n");
     }
 
     // ---- GFM ---------------------------------------------------------------------------
@@ -837,29 +728,14 @@ mod tests {
     fn gfm_extensions_render() {
         let html = render("| a | b |\n|:--|--:|\n| 1 | 2 |");
         assert!(html.contains("<table>") && html.contains("<th style=\"text-align: left\">a</th>"));
-        assert!(
-            html.contains("<td style=\"text-align: right\">2</td>"),
-            "{html}"
-        );
+        assert!(html.contains("<td style=\"text-align: right\">2</td>"), "{html}");
         assert_eq!(render("~~gone~~"), "<p><del>gone</del></p>\n");
         let html = render("- [x] done\n- [ ] todo");
-        assert!(
-            html.contains("<input disabled=\"\" type=\"checkbox\" checked=\"\"/>"),
-            "{html}"
-        );
-        assert!(
-            html.contains("<input disabled=\"\" type=\"checkbox\"/>"),
-            "{html}"
-        );
+        assert!(html.contains("<input disabled=\"\" type=\"checkbox\" checked=\"\"/>"), "{html}");
+        assert!(html.contains("<input disabled=\"\" type=\"checkbox\"/>"), "{html}");
         let html = render("Text[^1].\n\n[^1]: The note.");
-        assert!(
-            html.contains("<sup class=\"footnote-reference\"><a href=\"#1\">1</a></sup>"),
-            "{html}"
-        );
-        assert!(
-            html.contains("<div class=\"footnote-definition\" id=\"1\">"),
-            "{html}"
-        );
+        assert!(html.contains("<sup class=\"footnote-reference\"><a href=\"#1\">1</a></sup>"), "{html}");
+        assert!(html.contains("<div class=\"footnote-definition\" id=\"1\">"), "{html}");
         assert!(html.contains("The note."), "{html}");
     }
 
@@ -901,26 +777,14 @@ mod tests {
     #[test]
     fn vars_in_inline_code_and_code_blocks() {
         let html = render_vars("`cd {{dir}}`", &[("dir", "/tmp")]);
+        assert_eq!(html, format!("<p><code>cd {}</code></p>\n", mark("dir", "/tmp")));
+        let html = render_vars("```{{lang}}\nrun {{cmd}}\nend\n```", &[("lang", "sh"), ("cmd", "<ls>")]);
         assert_eq!(
             html,
-            format!("<p><code>cd {}</code></p>\n", mark("dir", "/tmp"))
-        );
-        let html = render_vars(
-            "```{{lang}}\nrun {{cmd}}\nend\n```",
-            &[("lang", "sh"), ("cmd", "<ls>")],
-        );
-        assert_eq!(
-            html,
-            format!(
-                "<pre><code class=\"language-sh\">run {}\nend\n</code></pre>\n",
-                mark("cmd", "&lt;ls&gt;")
-            )
+            format!("<pre><code class=\"language-sh\">run {}\nend\n</code></pre>\n", mark("cmd", "&lt;ls&gt;"))
         );
         let html = render_vars("    indented {{x}}", &[("x", "1")]);
-        assert_eq!(
-            html,
-            format!("<pre><code>indented {}</code></pre>\n", mark("x", "1"))
-        );
+        assert_eq!(html, format!("<pre><code>indented {}</code></pre>\n", mark("x", "1")));
     }
 
     #[test]
@@ -942,14 +806,8 @@ mod tests {
     fn var_in_a_url_can_be_blocked() {
         let html = render_vars("[x]({{u}})", &[("u", "javascript:alert(1)")]);
         assert!(blocked_link(&html), "{html}");
-        let html = render_vars(
-            "![{{alt}}]({{u}})",
-            &[("alt", "pic"), ("u", "https://e.com/p.png")],
-        );
-        assert_eq!(
-            html,
-            "<p><img src=\"https://e.com/p.png\" alt=\"pic\" /></p>\n"
-        );
+        let html = render_vars("![{{alt}}]({{u}})", &[("alt", "pic"), ("u", "https://e.com/p.png")]);
+        assert_eq!(html, "<p><img src=\"https://e.com/p.png\" alt=\"pic\" /></p>\n");
     }
 
     #[test]
@@ -966,24 +824,10 @@ mod tests {
         );
         // The value is Markdown: emphasis inside it renders, each text piece is marked.
         let html = render_vars("{{x}}", &[("x", "plain **bold**")]);
-        assert_eq!(
-            html,
-            format!(
-                "<p>{}<strong>{}</strong></p>\n",
-                mark("x", "plain "),
-                mark("x", "bold")
-            )
-        );
+        assert_eq!(html, format!("<p>{}<strong>{}</strong></p>\n", mark("x", "plain "), mark("x", "bold")));
         // A value on its own line can be a block.
         let html = render_vars("{{x}}", &[("x", "# Title\n\n- item")]);
-        assert_eq!(
-            html,
-            format!(
-                "<h1>{}</h1>\n<ul>\n<li>{}</li>\n</ul>\n",
-                mark("x", "Title"),
-                mark("x", "item")
-            )
-        );
+        assert_eq!(html, format!("<h1>{}</h1>\n<ul>\n<li>{}</li>\n</ul>\n", mark("x", "Title"), mark("x", "item")));
     }
 
     #[test]
@@ -1001,52 +845,33 @@ mod tests {
         // The renderer inserts no sentinels, so private-use characters in the text are inert.
         let src = "\u{E000}0\u{E001}{{x}}\u{E002}";
         let html = render_vars(src, &[("x", "v")]);
-        assert_eq!(
-            html,
-            format!("<p>\u{E000}0\u{E001}{}\u{E002}</p>\n", mark("x", "v"))
-        );
+        assert_eq!(html, format!("<p>\u{E000}0\u{E001}{}\u{E002}</p>\n", mark("x", "v")));
     }
 
     #[test]
     fn var_in_raw_html_and_table() {
         let html = render_vars("<div>{{x}}</div>", &[("x", "v")]);
-        assert_eq!(
-            html,
-            format!(
-                "<pre class=\"raw-html\">&lt;div&gt;{}&lt;/div&gt;</pre>\n",
-                mark("x", "v")
-            )
-        );
+        assert_eq!(html, format!("<pre class=\"raw-html\">&lt;div&gt;{}&lt;/div&gt;</pre>\n", mark("x", "v")));
         let html = render_vars("|h|\n|-|\n|{{x}}|", &[("x", "v")]);
-        assert!(
-            html.contains(&format!("<td>{}</td>", mark("x", "v"))),
-            "{html}"
-        );
+        assert!(html.contains(&format!("<td>{}</td>", mark("x", "v"))), "{html}");
     }
 
     #[test]
     fn without_vars_matches_plain_rendering() {
         let src = "# T\n\n*a* `b` [c](https://e.com) <i>x</i>";
         assert_eq!(render_vars(src, &[]), render(src));
-        assert_eq!(
-            render_vars("{{x}} y", &[("x", "q")]).replace(&mark("x", "q"), "q"),
-            render("q y")
-        );
+        assert_eq!(render_vars("{{x}} y", &[("x", "q")]).replace(&mark("x", "q"), "q"), render("q y"));
     }
 
     // ---- robustness --------------------------------------------------------------------
 
     #[test]
     fn pathological_inputs_do_not_panic() {
-        for unit in [
-            ">", "- ", "[", "![", "*", "_", "`", "<", "&#", "| ", "1. ", "[^", "\t", "\\",
-        ] {
+        for unit in [">", "- ", "[", "![", "*", "_", "`", "<", "&#", "| ", "1. ", "[^", "\t", "\\"] {
             let src = unit.repeat(20_000);
             assert_safe(&render_markdown(&src));
         }
-        assert_safe(&render_markdown(
-            "[a](b \"c\" d)\n[e]: <f> \"g\n\n\0\u{feff}\r\r\n",
-        ));
+        assert_safe(&render_markdown("[a](b \"c\" d)\n[e]: <f> \"g\n\n\0\u{feff}\r\r\n"));
     }
 
     #[test]

@@ -66,10 +66,7 @@ pub fn syntax_error(e: &serde_json::Error) -> Diagnostic {
         "recursion limit exceeded" => "nesting is too deep (more than 128 levels)",
         m => m,
     };
-    Diagnostic::error(
-        format!("line {} column {}", e.line(), e.column()),
-        format!("invalid JSON: {message}"),
-    )
+    Diagnostic::error(format!("line {} column {}", e.line(), e.column()), format!("invalid JSON: {message}"))
 }
 
 /// Reads a document from an already-parsed JSON value.
@@ -331,13 +328,7 @@ impl Decoder {
             (out, positions)
         });
         let (segments, positions) = segments?;
-        let message = Message {
-            id: id?,
-            role: role?,
-            segments,
-            timestamp: timestamp?,
-            truncation_priority: priority?,
-        };
+        let message = Message { id: id?, role: role?, segments, timestamp: timestamp?, truncation_priority: priority? };
         self.locator.segments.push(positions);
         Some(message)
     }
@@ -357,10 +348,7 @@ impl Decoder {
             "long_text" => &["kind", "content", "charCount", "collapsed"],
             "media" => &["kind", "mediaType", "url", "altText"],
             other => {
-                self.err(
-                    join(path, "kind"),
-                    format!("unknown kind `{other}`; expected one of: {}", KINDS.join(", ")),
-                );
+                self.err(join(path, "kind"), format!("unknown kind `{other}`; expected one of: {}", KINDS.join(", ")));
                 return None;
             }
         };
@@ -477,12 +465,7 @@ impl Decoder {
     }
 
     /// The `items` array of a list segment, each item decoded by `item`.
-    fn items<T>(
-        &mut self,
-        o: &Obj,
-        what: &str,
-        mut item: impl FnMut(&mut Self, &Obj) -> Option<T>,
-    ) -> Option<Vec<T>> {
+    fn items<T>(&mut self, o: &Obj, what: &str, mut item: impl FnMut(&mut Self, &Obj) -> Option<T>) -> Option<Vec<T>> {
         let list = self.req(o, "items", Want::Array)?.as_array()?;
         let mut out = Vec::with_capacity(list.len());
         let mut ok = true;

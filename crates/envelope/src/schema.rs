@@ -253,10 +253,7 @@ mod tests {
 
     #[test]
     fn each_violation_is_reported_with_its_path() {
-        let problems = check(
-            &weather(),
-            &json!({"days": 30, "units": "kelvin", "tags": ["a", 2, "c"], "extra": true}),
-        );
+        let problems = check(&weather(), &json!({"days": 30, "units": "kelvin", "tags": ["a", 2, "c"], "extra": true}));
         assert_eq!(
             problems,
             [

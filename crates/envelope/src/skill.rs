@@ -91,28 +91,15 @@ pub enum AllowedTools {
 }
 
 /// The keys the Agent Skills specification allows at the top level.
-const KNOWN_KEYS: &[&str] = &[
-    "name",
-    "description",
-    "license",
-    "allowed-tools",
-    "metadata",
-    "compatibility",
-];
+const KNOWN_KEYS: &[&str] = &["name", "description", "license", "allowed-tools", "metadata", "compatibility"];
 
 /// Parses a SKILL.md given as bytes: invalid UTF-8 is replaced by U+FFFD, with a warning.
-pub fn parse_skill_bytes(
-    bytes: &[u8],
-    folder: Option<&str>,
-) -> Result<(Skill, Vec<Diagnostic>), Vec<Diagnostic>> {
+pub fn parse_skill_bytes(bytes: &[u8], folder: Option<&str>) -> Result<(Skill, Vec<Diagnostic>), Vec<Diagnostic>> {
     match std::str::from_utf8(bytes) {
         Ok(text) => parse_skill(text, folder),
         Err(_) => {
             let text = String::from_utf8_lossy(bytes);
-            let warning = Diagnostic::warning(
-                "",
-                "the file is not valid UTF-8; invalid bytes were replaced",
-            );
+            let warning = Diagnostic::warning("", "the file is not valid UTF-8; invalid bytes were replaced");
             match parse_skill(&text, folder) {
                 Ok((skill, mut diags)) => {
                     diags.insert(0, warning);
@@ -131,10 +118,7 @@ pub fn parse_skill_bytes(
 /// Agent Skills rule says `name` must equal it).
 ///
 /// `Ok` carries the skill and its warnings; `Err` every diagnostic, at least one an error.
-pub fn parse_skill(
-    text: &str,
-    folder: Option<&str>,
-) -> Result<(Skill, Vec<Diagnostic>), Vec<Diagnostic>> {
+pub fn parse_skill(text: &str, folder: Option<&str>) -> Result<(Skill, Vec<Diagnostic>), Vec<Diagnostic>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let (yaml, body) = match split_front_matter(text) {
         Split::None => {
@@ -158,10 +142,7 @@ pub fn parse_skill(
     };
     // The YAML starts on the file's second line.
     let root = load_yaml(yaml, 1).map_err(|d| vec![d])?;
-    let mut b = Builder {
-        diags: Vec::new(),
-        errors: 0,
-    };
+    let mut b = Builder { diags: Vec::new(), errors: 0 };
     let skill = b.skill(&root, trim_body(body), folder);
     if b.errors > 0 {
         Err(b.diags)
@@ -180,18 +161,9 @@ pub fn skill_name_problem(name: &str) -> Option<String> {
     if len > 64 {
         return Some(format!("name has {len} characters; at most 64 are allowed"));
     }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-'))
-    {
-        let hint = if c.is_ascii_uppercase() {
-            " (use lowercase)"
-        } else {
-            ""
-        };
-        return Some(format!(
-            "name contains {c:?}; only lowercase letters a-z, digits and hyphens are allowed{hint}"
-        ));
+    if let Some(c) = name.chars().find(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-')) {
+        let hint = if c.is_ascii_uppercase() { " (use lowercase)" } else { "" };
+        return Some(format!("name contains {c:?}; only lowercase letters a-z, digits and hyphens are allowed{hint}"));
     }
     if name.starts_with('-') {
         return Some("name starts with a hyphen".into());
@@ -239,10 +211,7 @@ fn split_front_matter(text: &str) -> Split<'_> {
     let mut pos = yaml_start;
     for line in lines {
         if is_delimiter(line) {
-            return Split::Found {
-                yaml: &text[yaml_start..pos],
-                body: &text[pos + line.len()..],
-            };
+            return Split::Found { yaml: &text[yaml_start..pos], body: &text[pos + line.len()..] };
         }
         pos += line.len();
     }
@@ -267,19 +236,12 @@ fn trim_body(body: &str) -> &str {
 /// `line N column C` in the file, for a marker in YAML that starts after `line_offset`
 /// lines of the file.
 fn file_position(mark: &Marker, line_offset: usize) -> String {
-    format!(
-        "line {} column {}",
-        mark.line() + line_offset,
-        mark.col() + 1
-    )
+    format!("line {} column {}", mark.line() + line_offset, mark.col() + 1)
 }
 
 fn yaml_error(e: &ScanError, line_offset: usize) -> Diagnostic {
     let info = e.info().strip_suffix('.').unwrap_or(e.info());
-    Diagnostic::error(
-        file_position(e.marker(), line_offset),
-        format!("invalid YAML: {info}"),
-    )
+    Diagnostic::error(file_position(e.marker(), line_offset), format!("invalid YAML: {info}"))
 }
 
 /// Loads the front matter as one YAML value (an empty document is `Null`).
@@ -316,10 +278,7 @@ fn guard_size(yaml: &str, line_offset: usize) -> Result<(), Diagnostic> {
             return Ok(());
         };
         let too_deep = |mark: &Marker| {
-            Diagnostic::error(
-                file_position(mark, line_offset),
-                format!("YAML nested deeper than {MAX_DEPTH} levels"),
-            )
+            Diagnostic::error(file_position(mark, line_offset), format!("YAML nested deeper than {MAX_DEPTH} levels"))
         };
         match event {
             Event::StreamEnd => return Ok(()),
@@ -329,11 +288,7 @@ fn guard_size(yaml: &str, line_offset: usize) -> Result<(), Diagnostic> {
                 if depth > MAX_DEPTH {
                     return Err(too_deep(&mark));
                 }
-                open.push(Open {
-                    anchor,
-                    nodes_at_start: nodes,
-                    deepest: depth,
-                });
+                open.push(Open { anchor, nodes_at_start: nodes, deepest: depth });
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 let Some(done) = open.pop() else { continue };
@@ -429,10 +384,7 @@ impl Builder {
             y if is_null(y) => &empty,
             other => {
                 let kind = kind_of(other);
-                self.error(
-                    "line 2",
-                    format!("front matter must be a YAML mapping, not {kind}"),
-                );
+                self.error("line 2", format!("front matter must be a YAML mapping, not {kind}"));
                 return skill;
             }
         };
@@ -459,12 +411,7 @@ impl Builder {
                         if c.trim().is_empty() {
                             self.warn(&key, "compatibility is empty");
                         } else if len > 500 {
-                            self.warn(
-                                &key,
-                                format!(
-                                    "compatibility has {len} characters; at most 500 are allowed"
-                                ),
-                            );
+                            self.warn(&key, format!("compatibility has {len} characters; at most 500 are allowed"));
                         }
                     }
                 }
@@ -472,10 +419,7 @@ impl Builder {
                 "metadata" => skill.metadata = self.metadata(&key, value),
                 _ => {
                     let known = KNOWN_KEYS.join(", ");
-                    self.warn(
-                        &key,
-                        format!("unknown key `{key}` (Agent Skills knows {known})"),
-                    );
+                    self.warn(&key, format!("unknown key `{key}` (Agent Skills knows {known})"));
                 }
             }
         }
@@ -488,21 +432,14 @@ impl Builder {
             }
             if let Some(folder) = folder {
                 if name != folder {
-                    self.warn(
-                        "name",
-                        format!("name `{name}` differs from its folder `{folder}`"),
-                    );
+                    self.warn("name", format!("name `{name}` differs from its folder `{folder}`"));
                 }
             }
         }
         if !has_description {
             self.warn("description", "missing description");
         }
-        if let Some(problem) = skill
-            .description
-            .as_deref()
-            .and_then(skill_description_problem)
-        {
+        if let Some(problem) = skill.description.as_deref().and_then(skill_description_problem) {
             self.warn("description", problem);
         }
         skill
@@ -518,19 +455,13 @@ impl Builder {
                 None
             }
             Yaml::Array(_) | Yaml::Hash(_) => {
-                self.error(
-                    key,
-                    format!("{key} must be a string, not {}", kind_of(value)),
-                );
+                self.error(key, format!("{key} must be a string, not {}", kind_of(value)));
                 None
             }
             other => {
                 let text = scalar_text(other);
                 let kind = kind_of(other);
-                self.warn(
-                    key,
-                    format!("{key} should be a string, not {kind}; read as text"),
-                );
+                self.warn(key, format!("{key} should be a string, not {kind}; read as text"));
                 text
             }
         }
@@ -546,10 +477,7 @@ impl Builder {
                         Yaml::String(s) => tools.push(s.clone()),
                         Yaml::Integer(_) | Yaml::Real(_) | Yaml::Boolean(_) => {
                             let kind = kind_of(item);
-                            self.warn(
-                                &path,
-                                format!("a tool should be a string, not {kind}; read as text"),
-                            );
+                            self.warn(&path, format!("a tool should be a string, not {kind}; read as text"));
                             tools.extend(scalar_text(item));
                         }
                         _ => {
@@ -575,10 +503,7 @@ impl Builder {
                 None
             }
             other => {
-                self.error(
-                    key,
-                    format!("{key} must be a mapping, not {}", kind_of(other)),
-                );
+                self.error(key, format!("{key} must be a mapping, not {}", kind_of(other)));
                 None
             }
         }
@@ -595,13 +520,9 @@ impl Builder {
                 .map_or_else(|| Value::String(s.clone()), Value::Number),
             Yaml::Boolean(b) => Value::Bool(*b),
             Yaml::Null | Yaml::BadValue | Yaml::Alias(_) => Value::Null,
-            Yaml::Array(items) => Value::Array(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| self.json(&format!("{path}[{i}]"), v))
-                    .collect(),
-            ),
+            Yaml::Array(items) => {
+                Value::Array(items.iter().enumerate().map(|(i, v)| self.json(&format!("{path}[{i}]"), v)).collect())
+            }
             Yaml::Hash(map) => {
                 let mut out = Map::new();
                 for (k, v) in map {
@@ -674,36 +595,15 @@ mod tests {
     #[test]
     fn scalar_styles() {
         let cases: &[(&str, &str)] = &[
-            (
-                "description: plain text: with colon-space? no, # not a comment",
-                "",
-            ),
+            ("description: plain text: with colon-space? no, # not a comment", ""),
             ("description: plain words", "plain words"),
-            (
-                "description: 'single ''quoted'' \\n'",
-                "single 'quoted' \\n",
-            ),
-            (
-                "description: \"double \\\"quoted\\\"\\nnext \\u00e9 \\t.\"",
-                "double \"quoted\"\nnext é \t.",
-            ),
-            (
-                "description: |\n  line one\n    indented\n  line three\n",
-                "line one\n  indented\nline three\n",
-            ),
-            (
-                "description: |-\n  line one\n  line two\n\n",
-                "line one\nline two",
-            ),
-            (
-                "description: >\n  folded\n  lines\n\n  para\n",
-                "folded lines\npara\n",
-            ),
+            ("description: 'single ''quoted'' \\n'", "single 'quoted' \\n"),
+            ("description: \"double \\\"quoted\\\"\\nnext \\u00e9 \\t.\"", "double \"quoted\"\nnext é \t."),
+            ("description: |\n  line one\n    indented\n  line three\n", "line one\n  indented\nline three\n"),
+            ("description: |-\n  line one\n  line two\n\n", "line one\nline two"),
+            ("description: >\n  folded\n  lines\n\n  para\n", "folded lines\npara\n"),
             ("description: >-\n  folded\n  lines\n", "folded lines"),
-            (
-                "description: plain\n  continued\n  lines",
-                "plain continued lines",
-            ),
+            ("description: plain\n  continued\n  lines", "plain continued lines"),
         ];
         for (yaml, want) in &cases[1..] {
             let (s, _) = field(yaml);
@@ -722,10 +622,7 @@ mod tests {
         assert_eq!(s.license.as_deref(), Some("1.50"));
         let paths: Vec<_> = d.iter().map(|d| d.path.as_str()).collect();
         assert_eq!(paths, ["name", "description", "license"], "{d:?}");
-        assert!(
-            d[0].message.contains("should be a string, not a number"),
-            "{d:?}"
-        );
+        assert!(d[0].message.contains("should be a string, not a number"), "{d:?}");
     }
 
     #[test]
@@ -743,24 +640,12 @@ mod tests {
     #[test]
     fn allowed_tools_string_and_list() {
         let (s, d) = ok(&doc("allowed-tools: Read Grep Bash(git:*)\n"));
-        assert_eq!(
-            s.allowed_tools,
-            Some(AllowedTools::Text("Read Grep Bash(git:*)".into()))
-        );
+        assert_eq!(s.allowed_tools, Some(AllowedTools::Text("Read Grep Bash(git:*)".into())));
         assert!(d.is_empty());
         let (s, _) = ok(&doc("allowed-tools:\n  - Read\n  - \"Bash(npm run *)\"\n"));
-        assert_eq!(
-            s.allowed_tools,
-            Some(AllowedTools::List(vec![
-                "Read".into(),
-                "Bash(npm run *)".into()
-            ]))
-        );
+        assert_eq!(s.allowed_tools, Some(AllowedTools::List(vec!["Read".into(), "Bash(npm run *)".into()])));
         let (s, _) = ok(&doc("allowed-tools: [Read, Write]\n"));
-        assert_eq!(
-            serde_json::to_string(&s.allowed_tools).unwrap(),
-            r#"["Read","Write"]"#
-        );
+        assert_eq!(serde_json::to_string(&s.allowed_tools).unwrap(), r#"["Read","Write"]"#);
         let e = err(&doc("allowed-tools: [Read, [x]]\n"));
         assert_eq!(e[0].path, "allowed-tools[1]");
     }
@@ -844,10 +729,7 @@ mod tests {
     fn front_matter_must_be_a_mapping() {
         let e = err("---\n- a\n- b\n---\n");
         assert_eq!(e[0].path, "line 2");
-        assert_eq!(
-            e[0].message,
-            "front matter must be a YAML mapping, not a list"
-        );
+        assert_eq!(e[0].message, "front matter must be a YAML mapping, not a list");
         err("---\njust a string\n---\n");
         let (s, d) = ok("---\n# only a comment\n---\nbody");
         assert_eq!(s.body, "body");
@@ -868,10 +750,7 @@ mod tests {
 
     #[test]
     fn body_keeps_first_line_indentation() {
-        let (s, _) = ok(&format!(
-            "{}   \n\t\n    code\n",
-            doc("").trim_end_matches("Body\n")
-        ));
+        let (s, _) = ok(&format!("{}   \n\t\n    code\n", doc("").trim_end_matches("Body\n")));
         assert_eq!(s.body, "    code");
         let (s, _) = ok("---\nname: a\ndescription: b\n---");
         assert_eq!(s.body, "");
@@ -901,38 +780,20 @@ mod tests {
         assert_eq!(skill_name_problem("pdf-tools-2"), None);
         assert_eq!(skill_name_problem(&"a".repeat(64)), None);
         assert_eq!(skill_name_problem("").as_deref(), Some("name is empty"));
-        assert!(skill_name_problem(&"a".repeat(65))
-            .unwrap()
-            .contains("65 characters"));
+        assert!(skill_name_problem(&"a".repeat(65)).unwrap().contains("65 characters"));
         assert!(skill_name_problem("PDF").unwrap().contains("use lowercase"));
         assert!(skill_name_problem("my_skill").unwrap().contains("'_'"));
         assert!(skill_name_problem("café").unwrap().contains("'é'"));
         assert!(skill_name_problem("my skill").is_some());
-        assert_eq!(
-            skill_name_problem("-ab").as_deref(),
-            Some("name starts with a hyphen")
-        );
-        assert_eq!(
-            skill_name_problem("ab-").as_deref(),
-            Some("name ends with a hyphen")
-        );
-        assert_eq!(
-            skill_name_problem("a--b").as_deref(),
-            Some("name contains two hyphens in a row")
-        );
+        assert_eq!(skill_name_problem("-ab").as_deref(), Some("name starts with a hyphen"));
+        assert_eq!(skill_name_problem("ab-").as_deref(), Some("name ends with a hyphen"));
+        assert_eq!(skill_name_problem("a--b").as_deref(), Some("name contains two hyphens in a row"));
         assert!(skill_name_problem("-").is_some());
     }
 
     #[test]
     fn name_rule_warnings_in_files() {
-        for bad in [
-            "Bad-Name",
-            "-lead",
-            "trail-",
-            "dou--ble",
-            "under_score",
-            "''",
-        ] {
+        for bad in ["Bad-Name", "-lead", "trail-", "dou--ble", "under_score", "''"] {
             let (_, d) = ok(&format!("---\nname: {bad}\ndescription: x\n---\n"));
             assert_eq!(d.len(), 1, "{bad}: {d:?}");
             assert_eq!(d[0].path, "name");
@@ -940,27 +801,16 @@ mod tests {
         let (_, d) = ok("---\ndescription: x\n---\n");
         assert_eq!(d, [Diagnostic::warning("name", "missing name")]);
         let (_, d) = ok("---\nname: x\n---\n");
-        assert_eq!(
-            d,
-            [Diagnostic::warning("description", "missing description")]
-        );
+        assert_eq!(d, [Diagnostic::warning("description", "missing description")]);
     }
 
     #[test]
     fn description_rule() {
         assert_eq!(skill_description_problem("ok"), None);
         assert_eq!(skill_description_problem(&"é".repeat(1024)), None);
-        assert!(skill_description_problem(&"é".repeat(1025))
-            .unwrap()
-            .contains("1025 characters"));
-        assert_eq!(
-            skill_description_problem(" \n").as_deref(),
-            Some("description is empty")
-        );
-        let (s, d) = ok(&format!(
-            "---\nname: x\ndescription: {}\n---\n",
-            "word ".repeat(300)
-        ));
+        assert!(skill_description_problem(&"é".repeat(1025)).unwrap().contains("1025 characters"));
+        assert_eq!(skill_description_problem(" \n").as_deref(), Some("description is empty"));
+        let (s, d) = ok(&format!("---\nname: x\ndescription: {}\n---\n", "word ".repeat(300)));
         assert_eq!(s.description.unwrap().chars().count(), 1499);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].path, "description");
@@ -977,10 +827,7 @@ mod tests {
         let (_, d) = parse_skill(text, Some("other")).unwrap();
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].path, "name");
-        assert_eq!(
-            d[0].message,
-            "name `my-skill` differs from its folder `other`"
-        );
+        assert_eq!(d[0].message, "name `my-skill` differs from its folder `other`");
     }
 
     #[test]
@@ -993,24 +840,14 @@ mod tests {
 
     #[test]
     fn deep_nesting_and_alias_bombs_are_rejected() {
-        let deep_flow = format!(
-            "---\nmetadata: {}{}\n---\n",
-            "[".repeat(200),
-            "]".repeat(200)
-        );
+        let deep_flow = format!("---\nmetadata: {}{}\n---\n", "[".repeat(200), "]".repeat(200));
         let e = err(&deep_flow);
-        assert!(
-            e[0].message.contains("nested deeper") || e[0].message.contains("invalid YAML"),
-            "{e:?}"
-        );
+        assert!(e[0].message.contains("nested deeper") || e[0].message.contains("invalid YAML"), "{e:?}");
         let deep_block = format!("---\nmetadata:\n  {}x\n---\n", "- ".repeat(100_000));
         let e = err(&deep_block);
         assert!(e[0].path.starts_with("line 3 column "), "{e:?}");
         assert!(e[0].message.contains("nested deeper than 64"), "{e:?}");
-        let (s, _) = ok(&format!(
-            "---\nmetadata:\n  k:\n    {}x\n---\n",
-            "- ".repeat(62)
-        ));
+        let (s, _) = ok(&format!("---\nmetadata:\n  k:\n    {}x\n---\n", "- ".repeat(62)));
         assert!(s.metadata.is_some());
         let mut indented = String::from("---\nmetadata:\n");
         for i in 1..200 {
@@ -1022,7 +859,9 @@ mod tests {
         let mut bomb = String::from("---\nmetadata:\n  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
         for i in 1..10 {
             let p = i - 1;
-            bomb.push_str(&format!("  a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"));
+            bomb.push_str(&format!(
+                "  a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            ));
         }
         bomb.push_str("---\n");
         assert!(err(&bomb)[0].message.contains("expands to more than"));
@@ -1035,10 +874,7 @@ mod tests {
         assert!(err(&chain)[0].message.contains("nested deeper"));
         // A modest alias is fine.
         let (s, _) = ok(&doc("metadata:\n  base: &b {k: v}\n  copy: *b\n"));
-        assert_eq!(
-            serde_json::to_string(&s.metadata).unwrap(),
-            r#"{"base":{"k":"v"},"copy":{"k":"v"}}"#
-        );
+        assert_eq!(serde_json::to_string(&s.metadata).unwrap(), r#"{"base":{"k":"v"},"copy":{"k":"v"}}"#);
     }
 
     mod props {

@@ -118,11 +118,8 @@ fn safe_cut(text: &str, min: usize) -> Option<usize> {
     }
     let mut prev = text[..from].chars().next_back()?;
     for (i, c) in text[from..].char_indices() {
-        let safe = if c.is_whitespace() {
-            c != '\r' && c != '\n' && !prev.is_whitespace()
-        } else {
-            prev == '\n' && c != '/'
-        };
+        let safe =
+            if c.is_whitespace() { c != '\r' && c != '\n' && !prev.is_whitespace() } else { prev == '\n' && c != '/' };
         if safe {
             return Some(from + i);
         }
@@ -163,9 +160,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn chunked(text: &str, min: usize) -> Vec<u32> {
-        chunks(text, min)
-            .flat_map(|c| encoder().encode(c))
-            .collect()
+        chunks(text, min).flat_map(|c| encoder().encode(c)).collect()
     }
 
     #[test]

@@ -116,10 +116,7 @@ impl Plan {
 
     /// Indices of the kept parts, in order.
     pub fn kept_indices(&self) -> impl Iterator<Item = usize> + '_ {
-        self.kept
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &k)| k.then_some(i))
+        self.kept.iter().enumerate().filter_map(|(i, &k)| k.then_some(i))
     }
 }
 
@@ -145,17 +142,15 @@ impl fmt::Display for TruncateError {
                 "cannot truncate to the token limit: {kept} tokens would still be kept, \
                  limit is {limit} (parts with priority 0 are never removed)"
             ),
-            TruncateError::InvalidLimit(n) => write!(
-                f,
-                "token limit must be a positive integer, or -1 for no limit; got {n}"
-            ),
+            TruncateError::InvalidLimit(n) => {
+                write!(f, "token limit must be a positive integer, or -1 for no limit; got {n}")
+            }
             TruncateError::InvalidStep(n) => {
                 write!(f, "truncation step must be a positive integer; got {n}")
             }
-            TruncateError::TotalTooLarge { total } => write!(
-                f,
-                "the parts total {total} tokens, more than the supported {MAX_TOTAL_TOKENS}"
-            ),
+            TruncateError::TotalTooLarge { total } => {
+                write!(f, "the parts total {total} tokens, more than the supported {MAX_TOTAL_TOKENS}")
+            }
         }
     }
 }
@@ -205,12 +200,7 @@ pub fn plan(parts: &[PartBudget], limit: Limit, step: u64) -> Result<Plan, Trunc
     let total = total_wide as u64;
     let mut kept = vec![true; parts.len()];
     let Some(limit) = limit else {
-        return Ok(Plan {
-            target: 0,
-            total,
-            kept_tokens: total,
-            kept,
-        });
+        return Ok(Plan { target: 0, total, kept_tokens: total, kept });
     };
 
     let target = target_for(total.saturating_sub(limit), step);
@@ -234,12 +224,7 @@ pub fn plan(parts: &[PartBudget], limit: Limit, step: u64) -> Result<Plan, Trunc
                 end += 1;
             }
             if priority > 0 {
-                runs.push(Run {
-                    start,
-                    end,
-                    priority,
-                    tokens,
-                });
+                runs.push(Run { start, end, priority, tokens });
             }
             start = end;
         }
@@ -267,17 +252,9 @@ pub fn plan(parts: &[PartBudget], limit: Limit, step: u64) -> Result<Plan, Trunc
 
     let kept_tokens = total - removed;
     if kept_tokens > limit {
-        return Err(TruncateError::LimitNotMet {
-            kept: kept_tokens,
-            limit,
-        });
+        return Err(TruncateError::LimitNotMet { kept: kept_tokens, limit });
     }
-    Ok(Plan {
-        target,
-        total,
-        kept_tokens,
-        kept,
-    })
+    Ok(Plan { target, total, kept_tokens, kept })
 }
 
 // ---------------------------------------------------------------------------
@@ -355,11 +332,7 @@ impl PromptPoetPlan {
     }
 }
 
-fn int_field(
-    obj: &serde_json::Map<String, Value>,
-    key: &str,
-    what: &str,
-) -> Result<Option<i64>, String> {
+fn int_field(obj: &serde_json::Map<String, Value>, key: &str, what: &str) -> Result<Option<i64>, String> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => match v.as_i64() {
@@ -384,20 +357,12 @@ fn int_field(
 pub fn read_promptpoet(input: &str) -> Result<PromptPoetInput, String> {
     let root: Value = serde_json::from_str(input).map_err(|e| format!("not JSON: {e}"))?;
     let obj = root.as_object().ok_or("the input must be a JSON object")?;
-    let token_limit =
-        int_field(obj, "token_limit", "-1 or a positive number of tokens")?.unwrap_or(-1);
-    let truncation_step =
-        int_field(obj, "truncation_step", "a positive number of tokens")?.unwrap_or(1);
-    let list = obj
-        .get("parts")
-        .ok_or("missing `parts`")?
-        .as_array()
-        .ok_or("`parts` must be an array")?;
+    let token_limit = int_field(obj, "token_limit", "-1 or a positive number of tokens")?.unwrap_or(-1);
+    let truncation_step = int_field(obj, "truncation_step", "a positive number of tokens")?.unwrap_or(1);
+    let list = obj.get("parts").ok_or("missing `parts`")?.as_array().ok_or("`parts` must be an array")?;
     let mut parts = Vec::with_capacity(list.len());
     for (i, p) in list.iter().enumerate() {
-        let p = p
-            .as_object()
-            .ok_or_else(|| format!("parts[{i}] must be an object"))?;
+        let p = p.as_object().ok_or_else(|| format!("parts[{i}] must be an object"))?;
         let name = match p.get("name") {
             Some(Value::String(s)) => s.clone(),
             Some(_) => return Err(format!("parts[{i}].name must be a string")),
@@ -406,9 +371,7 @@ pub fn read_promptpoet(input: &str) -> Result<PromptPoetInput, String> {
         let tokens = match p.get("tokens") {
             Some(Value::Array(ids)) => ids.len() as u64,
             Some(v) => v.as_u64().ok_or_else(|| {
-                format!(
-                    "parts[{i}].tokens must be a non-negative integer or an array of ids, got {v}"
-                )
+                format!("parts[{i}].tokens must be a non-negative integer or an array of ids, got {v}")
             })?,
             None => return Err(format!("parts[{i}] has no `tokens`")),
         };
@@ -417,23 +380,12 @@ pub fn read_promptpoet(input: &str) -> Result<PromptPoetInput, String> {
             Some(v) => match (v.as_u64(), v.as_i64()) {
                 (Some(n), _) => n,
                 (None, Some(_negative)) => 0,
-                _ => {
-                    return Err(format!(
-                        "parts[{i}].truncation_priority must be an integer, got {v}"
-                    ))
-                }
+                _ => return Err(format!("parts[{i}].truncation_priority must be an integer, got {v}")),
             },
         };
-        parts.push(NamedPart {
-            name,
-            budget: PartBudget { tokens, priority },
-        });
+        parts.push(NamedPart { name, budget: PartBudget { tokens, priority } });
     }
-    Ok(PromptPoetInput {
-        token_limit,
-        truncation_step,
-        parts,
-    })
+    Ok(PromptPoetInput { token_limit, truncation_step, parts })
 }
 
 /// Plan already-read PromptPoet input, with PromptPoet's checks in its order.
@@ -441,22 +393,13 @@ pub fn plan_promptpoet_input(input: &PromptPoetInput) -> Result<PromptPoetPlan, 
     let limit = Limit::from_promptpoet(input.token_limit)?;
     let step = match limit {
         Limit::None => 1, // PromptPoet never looks at the step without a limit.
-        Limit::Tokens(_) if input.truncation_step < 1 => {
-            return Err(TruncateError::InvalidStep(input.truncation_step))
-        }
+        Limit::Tokens(_) if input.truncation_step < 1 => return Err(TruncateError::InvalidStep(input.truncation_step)),
         Limit::Tokens(_) => input.truncation_step as u64,
     };
     let budgets: Vec<PartBudget> = input.parts.iter().map(|p| p.budget).collect();
     let plan = plan(&budgets, limit, step)?;
-    let kept = plan
-        .kept_indices()
-        .map(|i| input.parts[i].name.clone())
-        .collect();
-    Ok(PromptPoetPlan {
-        kept,
-        total_tokens: plan.kept_tokens,
-        plan,
-    })
+    let kept = plan.kept_indices().map(|i| input.parts[i].name.clone()).collect();
+    Ok(PromptPoetPlan { kept, total_tokens: plan.kept_tokens, plan })
 }
 
 /// Read and plan PromptPoet-shaped JSON (see [`read_promptpoet`]).
@@ -563,11 +506,7 @@ where
     for (t, turn) in turns.iter().enumerate() {
         let parts = turn.as_ref();
         let kept = parts.iter().map(|p| p.as_ref().len() as u64).sum();
-        let prefix = if t == 0 {
-            0
-        } else {
-            common_prefix_len(turns[t - 1].as_ref(), parts)
-        };
+        let prefix = if t == 0 { 0 } else { common_prefix_len(turns[t - 1].as_ref(), parts) };
         out.push(TurnCache { prefix, kept });
     }
     out
@@ -645,27 +584,16 @@ mod tests {
         let parts = [pb(MAX_TOTAL_TOKENS, 1), pb(1, 1)];
         assert_eq!(
             plan(&parts, Limit::Tokens(10), 1),
-            Err(TruncateError::TotalTooLarge {
-                total: u128::from(MAX_TOTAL_TOKENS) + 1
-            })
+            Err(TruncateError::TotalTooLarge { total: u128::from(MAX_TOTAL_TOKENS) + 1 })
         );
         let parts = [pb(u64::MAX, 1), pb(u64::MAX, 1)];
-        assert!(matches!(
-            plan(&parts, Limit::None, 1),
-            Err(TruncateError::TotalTooLarge { .. })
-        ));
+        assert!(matches!(plan(&parts, Limit::None, 1), Err(TruncateError::TotalTooLarge { .. })));
     }
 
     #[test]
     fn error_messages_state_the_numbers() {
         let e = plan(&[pb(30, 0)], Limit::Tokens(20), 1).unwrap_err();
-        assert_eq!(
-            e,
-            TruncateError::LimitNotMet {
-                kept: 30,
-                limit: 20
-            }
-        );
+        assert_eq!(e, TruncateError::LimitNotMet { kept: 30, limit: 20 });
         let m = e.to_string();
         assert!(m.contains("30") && m.contains("20"), "{m}");
         assert!(TruncateError::InvalidLimit(-5).to_string().contains("-5"));
@@ -675,14 +603,8 @@ mod tests {
     #[test]
     fn promptpoet_limit_convention() {
         assert_eq!(Limit::from_promptpoet(-1), Ok(Limit::None));
-        assert_eq!(
-            Limit::from_promptpoet(0),
-            Err(TruncateError::InvalidLimit(0))
-        );
-        assert_eq!(
-            Limit::from_promptpoet(-2),
-            Err(TruncateError::InvalidLimit(-2))
-        );
+        assert_eq!(Limit::from_promptpoet(0), Err(TruncateError::InvalidLimit(0)));
+        assert_eq!(Limit::from_promptpoet(-2), Err(TruncateError::InvalidLimit(-2)));
         assert_eq!(Limit::from_promptpoet(5), Ok(Limit::Tokens(5)));
     }
 
@@ -703,9 +625,7 @@ mod tests {
 
     #[test]
     fn plan_is_fast_for_2000_parts() {
-        let parts: Vec<PartBudget> = (0..2000u64)
-            .map(|i| pb(1 + i % 37, [0, 1, 1, 2, 3][(i % 5) as usize]))
-            .collect();
+        let parts: Vec<PartBudget> = (0..2000u64).map(|i| pb(1 + i % 37, [0, 1, 1, 2, 3][(i % 5) as usize])).collect();
         let total: u64 = parts.iter().map(|p| p.tokens).sum();
         let t = std::time::Instant::now();
         for _ in 0..100 {

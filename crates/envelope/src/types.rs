@@ -278,9 +278,7 @@ impl MediaType {
     }
 
     pub fn parse(s: &str) -> Option<MediaType> {
-        [MediaType::Image, MediaType::Audio, MediaType::Video]
-            .into_iter()
-            .find(|m| m.as_str() == s)
+        [MediaType::Image, MediaType::Audio, MediaType::Video].into_iter().find(|m| m.as_str() == s)
     }
 }
 

@@ -70,9 +70,11 @@ impl<'a> Validator<'a> {
     }
 
     fn segments(&self) -> impl Iterator<Item = (At, &'a Segment)> + 'a {
-        self.envelope.messages.iter().enumerate().flat_map(|(mi, m)| {
-            m.segments.iter().enumerate().map(move |(sj, s)| (At { message: mi, segment: sj }, s))
-        })
+        self.envelope
+            .messages
+            .iter()
+            .enumerate()
+            .flat_map(|(mi, m)| m.segments.iter().enumerate().map(move |(sj, s)| (At { message: mi, segment: sj }, s)))
     }
 
     fn message_ids(&mut self) {
@@ -80,7 +82,10 @@ impl<'a> Validator<'a> {
         for (mi, m) in self.envelope.messages.iter().enumerate() {
             if let Some(&first) = seen.get(m.id.as_str()) {
                 let first = self.loc.message(first);
-                self.error(format!("{}.id", self.loc.message(mi)), format!("duplicate message id `{}` (also {first})", m.id));
+                self.error(
+                    format!("{}.id", self.loc.message(mi)),
+                    format!("duplicate message id `{}` (also {first})", m.id),
+                );
             } else {
                 seen.insert(&m.id, mi);
             }
@@ -92,7 +97,10 @@ impl<'a> Validator<'a> {
             let role = self.envelope.messages[at.message].role;
             let problem = match (s, role) {
                 (Segment::ToolCallRequest(_), r) if r != Role::Assistant => {
-                    format!("tool_call_request is only allowed in an assistant message, not in a {} message", r.as_str())
+                    format!(
+                        "tool_call_request is only allowed in an assistant message, not in a {} message",
+                        r.as_str()
+                    )
                 }
                 (Segment::ToolCallResult(_), r) if r != Role::Tool => {
                     format!("tool_call_result is only allowed in a tool message, not in a {} message", r.as_str())
@@ -146,7 +154,10 @@ impl<'a> Validator<'a> {
         }
         for (name, at) in order {
             if !used.contains(name) {
-                self.warn(format!("{}.name", self.seg(at)), format!("static_var `{name}` is never used by a {{{{{name}}}}} placeholder"));
+                self.warn(
+                    format!("{}.name", self.seg(at)),
+                    format!("static_var `{name}` is never used by a {{{{{name}}}}} placeholder"),
+                );
             }
         }
     }
@@ -167,7 +178,10 @@ impl<'a> Validator<'a> {
                 first_at.insert(&t.name, path.clone());
                 tools.insert(&t.name, t);
                 if !openai_name_ok(&t.name) {
-                    self.warn(format!("{path}.name"), format!("OpenAI refuses the tool name `{}`: it must match ^[a-zA-Z0-9_-]{{1,64}}$", t.name));
+                    self.warn(
+                        format!("{path}.name"),
+                        format!("OpenAI refuses the tool name `{}`: it must match ^[a-zA-Z0-9_-]{{1,64}}$", t.name),
+                    );
                 }
                 if let Some(schema) = &t.schema {
                     match schema.get("type") {
@@ -195,7 +209,10 @@ impl<'a> Validator<'a> {
                     self.warn(format!("{path}.description"), p);
                 }
                 if item.is_loaded() && item.body.is_none() {
-                    self.warn(format!("{path}.body"), format!("skill `{}` is marked loaded but has no body", item.name));
+                    self.warn(
+                        format!("{path}.body"),
+                        format!("skill `{}` is marked loaded but has no body", item.name),
+                    );
                 }
             }
         }
@@ -210,12 +227,18 @@ impl<'a> Validator<'a> {
                         _ => "http, https or data:",
                     };
                     let shown: String = m.url.chars().take(60).collect();
-                    self.error(format!("{}.url", self.seg(at)), format!("{} URL `{shown}` is not allowed: use {allowed}", m.media_type.as_str()));
+                    self.error(
+                        format!("{}.url", self.seg(at)),
+                        format!("{} URL `{shown}` is not allowed: use {allowed}", m.media_type.as_str()),
+                    );
                 }
                 Segment::LongText(t) => {
                     let n = t.content.chars().count() as i64;
                     if n != t.char_count {
-                        self.warn(format!("{}.charCount", self.seg(at)), format!("charCount is {} but content has {n} characters", t.char_count));
+                        self.warn(
+                            format!("{}.charCount", self.seg(at)),
+                            format!("charCount is {} but content has {n} characters", t.char_count),
+                        );
                     }
                 }
                 _ => {}
@@ -228,7 +251,10 @@ impl<'a> Validator<'a> {
         for q in &calls.requests {
             let Some(id) = &q.call_id else { continue };
             if let Some(&first) = seen.get(id.as_str()) {
-                self.error(format!("{}.callId", self.seg(q.at)), format!("duplicate callId `{id}` (also at {})", self.seg(first)));
+                self.error(
+                    format!("{}.callId", self.seg(q.at)),
+                    format!("duplicate callId `{id}` (also at {})", self.seg(first)),
+                );
             } else {
                 seen.insert(id, q.at);
             }
@@ -243,7 +269,10 @@ impl<'a> Validator<'a> {
         for r in &calls.results {
             let Some(id) = &r.call_id else { continue };
             if let Some(&first) = answered.get(id.as_str()) {
-                self.error(format!("{}.callId", self.seg(r.at)), format!("duplicate callId `{id}`: the call is already answered at {}", self.seg(first)));
+                self.error(
+                    format!("{}.callId", self.seg(r.at)),
+                    format!("duplicate callId `{id}`: the call is already answered at {}", self.seg(first)),
+                );
             } else {
                 answered.insert(id, r.at);
             }
@@ -272,13 +301,21 @@ impl<'a> Validator<'a> {
         for q in &calls.requests {
             let path = self.seg(q.at);
             if !openai_name_ok(&q.tool_name) {
-                self.warn(format!("{path}.toolName"), format!("OpenAI refuses the tool name `{}`: it must match ^[a-zA-Z0-9_-]{{1,64}}$", q.tool_name));
+                self.warn(
+                    format!("{path}.toolName"),
+                    format!("OpenAI refuses the tool name `{}`: it must match ^[a-zA-Z0-9_-]{{1,64}}$", q.tool_name),
+                );
             }
             let Some(schema) = tools.get(q.tool_name.as_str()).and_then(|t| t.schema.as_ref()) else { continue };
-            let Segment::ToolCallRequest(req) = &self.envelope.messages[q.at.message].segments[q.at.segment] else { continue };
+            let Segment::ToolCallRequest(req) = &self.envelope.messages[q.at.message].segments[q.at.segment] else {
+                continue;
+            };
             let args = serde_json::Value::Object(req.arguments.clone());
             for problem in schema::check(schema, &args) {
-                self.warn(format!("{path}.arguments"), format!("does not satisfy the schema of `{}`: {problem}", q.tool_name));
+                self.warn(
+                    format!("{path}.arguments"),
+                    format!("does not satisfy the schema of `{}`: {problem}", q.tool_name),
+                );
             }
         }
     }
@@ -288,19 +325,22 @@ impl<'a> Validator<'a> {
     fn call_order(&mut self, calls: &Calls) {
         let messages = &self.envelope.messages;
         // The end (exclusive) of the run of tool messages after message `mi`.
-        let run_end = |mi: usize| {
-            (mi + 1..messages.len()).find(|&k| messages[k].role != Role::Tool).unwrap_or(messages.len())
-        };
+        let run_end =
+            |mi: usize| (mi + 1..messages.len()).find(|&k| messages[k].role != Role::Tool).unwrap_or(messages.len());
         for (i, q) in calls.requests.iter().enumerate() {
             let end = run_end(q.at.message);
-            let answered = calls.results.iter().any(|r| r.request == Some(i) && r.at.message > q.at.message && r.at.message < end);
+            let answered =
+                calls.results.iter().any(|r| r.request == Some(i) && r.at.message > q.at.message && r.at.message < end);
             if !answered {
                 let next = if end < messages.len() {
                     format!("before the next non-tool message ({})", self.loc.message(end))
                 } else {
                     "by the tool messages that follow it".to_string()
                 };
-                self.warn(self.seg(q.at), format!("OpenAI refuses this: tool call `{}` is not answered {next}", q.export_id));
+                self.warn(
+                    self.seg(q.at),
+                    format!("OpenAI refuses this: tool call `{}` is not answered {next}", q.export_id),
+                );
             }
         }
         for r in &calls.results {

@@ -53,31 +53,43 @@ fn model_defaults_and_tools_omitted_when_empty() {
 
 #[test]
 fn segments_join_with_blank_lines_and_empty_ones_are_skipped() {
-    let d = doc(json!([msg("s", "system", json!([
-        {"kind": "system_prompt", "content": "Be brief.", "collapsed": true},
-        text(""),
-        {"kind": "static_var", "name": "x", "value": "1"},
-        {"kind": "long_text", "content": "Long {{x}}", "charCount": 9, "collapsed": true},
-        {"kind": "memory", "items": [], "collapsed": true}
-    ]))]));
+    let d = doc(json!([msg(
+        "s",
+        "system",
+        json!([
+            {"kind": "system_prompt", "content": "Be brief.", "collapsed": true},
+            text(""),
+            {"kind": "static_var", "name": "x", "value": "1"},
+            {"kind": "long_text", "content": "Long {{x}}", "charCount": 9, "collapsed": true},
+            {"kind": "memory", "items": [], "collapsed": true}
+        ])
+    )]));
     assert_eq!(export(&d)["messages"][0]["content"], "Be brief.\n\nLong 1");
 }
 
 #[test]
 fn memory_lines() {
-    let d = doc(json!([msg("s", "system", json!([{"kind": "memory", "collapsed": true, "items": [
-        {"title": "Name", "content": "Ann"}, {"title": "City", "content": "Oslo"}
-    ]}]))]));
+    let d = doc(json!([msg(
+        "s",
+        "system",
+        json!([{"kind": "memory", "collapsed": true, "items": [
+            {"title": "Name", "content": "Ann"}, {"title": "City", "content": "Oslo"}
+        ]}])
+    )]));
     assert_eq!(export(&d)["messages"][0]["content"], "## Memory\n- Name: Ann\n- City: Oslo");
 }
 
 #[test]
 fn skills_list_then_loaded_bodies() {
-    let d = doc(json!([msg("s", "system", json!([{"kind": "skills", "collapsed": true, "items": [
-        {"name": "a", "description": "does A", "body": "# A\nsteps", "loaded": true},
-        {"name": "b", "description": "does B", "body": "# B", "loaded": false},
-        {"name": "c", "description": "does C"}
-    ]}]))]));
+    let d = doc(json!([msg(
+        "s",
+        "system",
+        json!([{"kind": "skills", "collapsed": true, "items": [
+            {"name": "a", "description": "does A", "body": "# A\nsteps", "loaded": true},
+            {"name": "b", "description": "does B", "body": "# B", "loaded": false},
+            {"name": "c", "description": "does C"}
+        ]}])
+    )]));
     assert_eq!(
         export(&d)["messages"][0]["content"],
         "## Skills\n- a: does A\n- b: does B\n- c: does C\n\n### Skill: a\n\n# A\nsteps"
@@ -86,10 +98,14 @@ fn skills_list_then_loaded_bodies() {
 
 #[test]
 fn document_header_and_content() {
-    let d = doc(json!([msg("u", "user", json!([
-        {"kind": "document", "fileName": "p.pdf", "mimeType": "application/pdf", "snippet": "snip", "sizeBytes": 2411724, "parsedContent": "full"},
-        {"kind": "document", "fileName": "n.txt", "mimeType": "text/plain", "snippet": "only snip", "sizeBytes": 9}
-    ]))]));
+    let d = doc(json!([msg(
+        "u",
+        "user",
+        json!([
+            {"kind": "document", "fileName": "p.pdf", "mimeType": "application/pdf", "snippet": "snip", "sizeBytes": 2411724, "parsedContent": "full"},
+            {"kind": "document", "fileName": "n.txt", "mimeType": "text/plain", "snippet": "only snip", "sizeBytes": 9}
+        ])
+    )]));
     assert_eq!(
         export(&d)["messages"][0]["content"],
         "[Document: p.pdf (application/pdf, 2411724 bytes)]\nfull\n\n[Document: n.txt (text/plain, 9 bytes)]\nonly snip"
@@ -99,9 +115,11 @@ fn document_header_and_content() {
 #[test]
 fn user_images_become_content_parts_in_order() {
     let img = |u: &str| json!({"kind": "media", "mediaType": "image", "url": u, "altText": "not sent"});
-    let d = doc(json!([msg("u", "user", json!([
-        text("one"), text("two"), img("https://x/1.png"), text("three"), img("data:image/png;base64,AA")
-    ]))]));
+    let d = doc(json!([msg(
+        "u",
+        "user",
+        json!([text("one"), text("two"), img("https://x/1.png"), text("three"), img("data:image/png;base64,AA")])
+    )]));
     assert_eq!(
         export(&d)["messages"][0]["content"],
         json!([
@@ -116,11 +134,19 @@ fn user_images_become_content_parts_in_order() {
 #[test]
 fn other_media_and_non_user_images_are_text() {
     let d = doc(json!([
-        msg("u", "user", json!([
-            {"kind": "media", "mediaType": "audio", "url": "https://x/a.mp3", "altText": "voice note"},
-            {"kind": "media", "mediaType": "video", "url": "https://x/v.mp4"}
-        ])),
-        msg("a", "assistant", json!([{"kind": "media", "mediaType": "image", "url": "https://x/i.png", "altText": "chart"}]))
+        msg(
+            "u",
+            "user",
+            json!([
+                {"kind": "media", "mediaType": "audio", "url": "https://x/a.mp3", "altText": "voice note"},
+                {"kind": "media", "mediaType": "video", "url": "https://x/v.mp4"}
+            ])
+        ),
+        msg(
+            "a",
+            "assistant",
+            json!([{"kind": "media", "mediaType": "image", "url": "https://x/i.png", "altText": "chart"}])
+        )
     ]));
     let out = export(&d);
     assert_eq!(out["messages"][0]["content"], "[audio: https://x/a.mp3] voice note\n\n[video: https://x/v.mp4]");
@@ -130,10 +156,14 @@ fn other_media_and_non_user_images_are_text() {
 #[test]
 fn tools_in_order_with_default_parameters() {
     let d = doc(json!([
-        msg("s", "system", json!([{"kind": "tool_overview", "collapsed": true, "items": [
+        msg(
+            "s",
+            "system",
+            json!([{"kind": "tool_overview", "collapsed": true, "items": [
             {"name": "b_tool", "description": "for {{who}}", "schema": {"type": "object", "properties": {"z": {"type": "string"}, "a": {"type": "integer"}}}},
             {"name": "a_tool", "description": "plain", "parameters": "none"}
-        ]}, {"kind": "static_var", "name": "who", "value": "Ann"}])),
+        ]}, {"kind": "static_var", "name": "who", "value": "Ann"}])
+        ),
         msg("u", "user", json!([text("hi")]))
     ]));
     let out = export(&d);
@@ -157,17 +187,33 @@ fn assistant_tool_calls_ids_and_compact_arguments() {
     // Arguments as written in the document: `1.50` stays `1.50`.
     let written: Value = serde_json::from_str(r#"{"z": 1, "a": [1.50, "é"], "n": null}"#).unwrap();
     let d = doc(json!([
-        msg("a", "assistant", json!([
-            text("Checking."),
-            {"kind": "tool_call_request", "toolName": "f", "arguments": written, "collapsed": false},
-            {"kind": "tool_call_request", "toolName": "g", "arguments": {}, "collapsed": false, "callId": "mine"}
-        ])),
-        msg("t", "tool", json!([
-            {"kind": "tool_call_result", "toolName": "g", "result": "G!", "success": false, "collapsed": false, "callId": "mine"},
-            {"kind": "tool_call_result", "toolName": "f", "result": "F!", "success": true, "collapsed": true}
-        ])),
-        msg("a2", "assistant", json!([{"kind": "tool_call_request", "toolName": "f", "arguments": {}, "collapsed": false}])),
-        msg("t2", "tool", json!([{"kind": "tool_call_result", "toolName": "f", "result": "F2", "success": true, "collapsed": true}]))
+        msg(
+            "a",
+            "assistant",
+            json!([
+                text("Checking."),
+                {"kind": "tool_call_request", "toolName": "f", "arguments": written, "collapsed": false},
+                {"kind": "tool_call_request", "toolName": "g", "arguments": {}, "collapsed": false, "callId": "mine"}
+            ])
+        ),
+        msg(
+            "t",
+            "tool",
+            json!([
+                {"kind": "tool_call_result", "toolName": "g", "result": "G!", "success": false, "collapsed": false, "callId": "mine"},
+                {"kind": "tool_call_result", "toolName": "f", "result": "F!", "success": true, "collapsed": true}
+            ])
+        ),
+        msg(
+            "a2",
+            "assistant",
+            json!([{"kind": "tool_call_request", "toolName": "f", "arguments": {}, "collapsed": false}])
+        ),
+        msg(
+            "t2",
+            "tool",
+            json!([{"kind": "tool_call_result", "toolName": "f", "result": "F2", "success": true, "collapsed": true}])
+        )
     ]));
     let out = export(&d);
     assert_eq!(
@@ -190,16 +236,32 @@ fn assistant_tool_calls_ids_and_compact_arguments() {
 #[test]
 fn variables_substitute_in_text_but_not_in_arguments_results_urls_or_file_names() {
     let d = doc(json!([
-        msg("s", "system", json!([
-            {"kind": "static_var", "name": "user", "value": "小明"},
-            {"kind": "system_prompt", "content": "User: {{user}}, {{ user }}, {{unknown}}", "collapsed": true}
-        ])),
-        msg("u", "user", json!([
-            {"kind": "document", "fileName": "{{user}}.txt", "mimeType": "text/plain", "snippet": "by {{user}}", "sizeBytes": 1},
-            {"kind": "media", "mediaType": "audio", "url": "https://x/{{user}}.mp3", "altText": "from {{user}}"}
-        ])),
-        msg("a", "assistant", json!([{"kind": "tool_call_request", "toolName": "f", "arguments": {"q": "{{user}}"}, "collapsed": false}])),
-        msg("t", "tool", json!([{"kind": "tool_call_result", "toolName": "f", "result": "{{user}}", "success": true, "collapsed": true}]))
+        msg(
+            "s",
+            "system",
+            json!([
+                {"kind": "static_var", "name": "user", "value": "小明"},
+                {"kind": "system_prompt", "content": "User: {{user}}, {{ user }}, {{unknown}}", "collapsed": true}
+            ])
+        ),
+        msg(
+            "u",
+            "user",
+            json!([
+                {"kind": "document", "fileName": "{{user}}.txt", "mimeType": "text/plain", "snippet": "by {{user}}", "sizeBytes": 1},
+                {"kind": "media", "mediaType": "audio", "url": "https://x/{{user}}.mp3", "altText": "from {{user}}"}
+            ])
+        ),
+        msg(
+            "a",
+            "assistant",
+            json!([{"kind": "tool_call_request", "toolName": "f", "arguments": {"q": "{{user}}"}, "collapsed": false}])
+        ),
+        msg(
+            "t",
+            "tool",
+            json!([{"kind": "tool_call_result", "toolName": "f", "result": "{{user}}", "success": true, "collapsed": true}])
+        )
     ]));
     let out = export(&d);
     assert_eq!(out["messages"][0]["content"], "User: 小明, 小明, {{unknown}}");

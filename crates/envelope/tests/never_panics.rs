@@ -15,7 +15,8 @@ fn arb_json() -> impl Strategy<Value = Value> {
         any::<i64>().prop_map(Value::from),
         any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
         ".{0,12}".prop_map(Value::from),
-        prop_oneof![Just("1.0"), Just("text"), Just("user"), Just("tool"), Just("image"), Just("{{x}}")].prop_map(Value::from),
+        prop_oneof![Just("1.0"), Just("text"), Just("user"), Just("tool"), Just("image"), Just("{{x}}")]
+            .prop_map(Value::from),
     ];
     leaf.prop_recursive(5, 64, 8, |inner| {
         prop_oneof![

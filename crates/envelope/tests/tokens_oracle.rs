@@ -58,19 +58,11 @@ fn counts_and_ids_match_the_oracle() {
         let ids = tokens::encode(&text);
         let got_count = tokens::count(&text);
         if got_count != want_count || ids.len() != want_count {
-            failures.push(format!(
-                "{name}: count {got_count}, encode().len() {}, oracle {want_count}",
-                ids.len()
-            ));
+            failures.push(format!("{name}: count {got_count}, encode().len() {}, oracle {want_count}", ids.len()));
             continue;
         }
         if let Some(want) = case.get("ids") {
-            let want: Vec<u32> = want
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_u64().unwrap() as u32)
-                .collect();
+            let want: Vec<u32> = want.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect();
             if ids != want {
                 let at = ids.iter().zip(&want).position(|(a, b)| a != b);
                 failures.push(format!("{name}: ids differ first at {at:?}"));
@@ -106,12 +98,7 @@ fn pieces_reassemble_the_text() {
 #[test]
 fn special_token_lookalikes_decode_as_text() {
     // Whatever the oracle says, no special id (>= 199_998 in o200k_base) may appear.
-    for text in [
-        "<|endoftext|>",
-        "<|endofprompt|>",
-        "a<|endoftext|>b<|endoftext|>",
-        "<|im_start|>user<|im_end|>",
-    ] {
+    for text in ["<|endoftext|>", "<|endofprompt|>", "a<|endoftext|>b<|endoftext|>", "<|im_start|>user<|im_end|>"] {
         let ids = tokens::encode(text);
         assert!(ids.iter().all(|&id| id < 199_998), "{text}: {ids:?}");
         let bytes: Vec<u8> = ids.iter().flat_map(|&i| tokens::decode_piece(i)).collect();
@@ -123,11 +110,7 @@ fn special_token_lookalikes_decode_as_text() {
 /// not identical; `with_runs` adds the recipe cases (20,000-letter words, 5,000
 /// spaces, ...), which are single huge BPE pieces and much slower per byte.
 fn corpus(with_runs: bool) -> String {
-    let texts: Vec<String> = cases()
-        .iter()
-        .filter(|c| with_runs || c.get("text").is_some())
-        .map(build)
-        .collect();
+    let texts: Vec<String> = cases().iter().filter(|c| with_runs || c.get("text").is_some()).map(build).collect();
     let mut out = String::with_capacity(10_500_000);
     let mut i = 0;
     while out.len() < 10_000_000 {
@@ -145,10 +128,7 @@ fn corpus(with_runs: bool) -> String {
 #[ignore = "benchmark; run explicitly in release mode"]
 fn throughput_10mb() {
     tokens::warm_up();
-    for (label, text) in [
-        ("mixed texts", corpus(false)),
-        ("mixed + huge runs", corpus(true)),
-    ] {
+    for (label, text) in [("mixed texts", corpus(false)), ("mixed + huge runs", corpus(true))] {
         let t = std::time::Instant::now();
         let n = tokens::count(&text);
         let dt = t.elapsed().as_secs_f64();

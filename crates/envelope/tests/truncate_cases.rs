@@ -3,8 +3,8 @@
 //! PromptPoet JSON reader, and the prefix-cache simulation.
 
 use envelope::truncate::{
-    cache_hits, cache_turns, common_prefix_len, mean_hit, plan, plan_promptpoet,
-    plan_promptpoet_json, weighted_hit, Limit, PartBudget, Plan, PromptPoetError, TruncateError,
+    cache_hits, cache_turns, common_prefix_len, mean_hit, plan, plan_promptpoet, plan_promptpoet_json, weighted_hit,
+    Limit, PartBudget, Plan, PromptPoetError, TruncateError,
 };
 use proptest::prelude::*;
 use serde_json::Value;
@@ -76,17 +76,11 @@ fn step_rounds_the_target_up() {
     // A(10) B(10) C(10) at p1, S(5) at p0; total 35, limit 30, surplus 5.
     let parts = [pb(10, 1), pb(10, 1), pb(10, 1), pb(5, 0)];
     let p = run(&parts, 30, 1);
-    assert_eq!(
-        (p.target, kept_letters(&p).as_str(), p.kept_tokens),
-        (5, "BCD", 25)
-    );
+    assert_eq!((p.target, kept_letters(&p).as_str(), p.kept_tokens), (5, "BCD", 25));
     let p = run(&parts, 30, 7);
     assert_eq!((p.target, kept_letters(&p).as_str()), (7, "BCD"));
     let p = run(&parts, 30, 12);
-    assert_eq!(
-        (p.target, kept_letters(&p).as_str(), p.kept_tokens),
-        (12, "CD", 15)
-    );
+    assert_eq!((p.target, kept_letters(&p).as_str(), p.kept_tokens), (12, "CD", 15));
     let p = run(&parts, 30, 20);
     assert_eq!((p.target, kept_letters(&p).as_str()), (20, "CD"));
     let p = run(&parts, 30, 5);
@@ -130,24 +124,12 @@ fn impossible_limits_report_kept_and_limit() {
     // Only priority-0 parts: nothing can go.
     let parts = [pb(25, 0), pb(15, 0)];
     let e = plan(&parts, Limit::Tokens(30), 1).unwrap_err();
-    assert_eq!(
-        e,
-        TruncateError::LimitNotMet {
-            kept: 40,
-            limit: 30
-        }
-    );
+    assert_eq!(e, TruncateError::LimitNotMet { kept: 40, limit: 30 });
     let msg = e.to_string();
     assert!(msg.contains("40") && msg.contains("30"), "{msg}");
     // Some removal happens first; the error names what would still be kept.
     let parts = [pb(25, 0), pb(10, 1)];
-    assert_eq!(
-        plan(&parts, Limit::Tokens(20), 1),
-        Err(TruncateError::LimitNotMet {
-            kept: 25,
-            limit: 20
-        })
-    );
+    assert_eq!(plan(&parts, Limit::Tokens(20), 1), Err(TruncateError::LimitNotMet { kept: 25, limit: 20 }));
 }
 
 #[test]
@@ -155,9 +137,7 @@ fn priority_zero_is_never_removed() {
     let parts = [pb(5, 0), pb(5, 3), pb(5, 0), pb(5, 1), pb(0, 0)];
     let p = run(&parts, 10, 1000);
     assert_eq!(kept_letters(&p), "ACE");
-    assert!(p
-        .kept_indices()
-        .all(|i| parts[i].priority == 0 || p.kept[i]));
+    assert!(p.kept_indices().all(|i| parts[i].priority == 0 || p.kept[i]));
 }
 
 #[test]
@@ -183,47 +163,24 @@ fn no_limit_keeps_everything_and_ignores_the_step() {
     let parts = [pb(100, 1), pb(100, 2)];
     for step in [0, 1, 7] {
         let p = plan(&parts, Limit::None, step).unwrap();
-        assert_eq!(
-            p,
-            Plan {
-                target: 0,
-                total: 200,
-                kept_tokens: 200,
-                kept: vec![true, true]
-            }
-        );
+        assert_eq!(p, Plan { target: 0, total: 200, kept_tokens: 200, kept: vec![true, true] });
     }
 }
 
 #[test]
 fn invalid_limit_and_step() {
     let parts = [pb(1, 1)];
-    assert_eq!(
-        plan(&parts, Limit::Tokens(0), 1),
-        Err(TruncateError::InvalidLimit(0))
-    );
-    assert_eq!(
-        plan(&parts, Limit::Tokens(5), 0),
-        Err(TruncateError::InvalidStep(0))
-    );
+    assert_eq!(plan(&parts, Limit::Tokens(0), 1), Err(TruncateError::InvalidLimit(0)));
+    assert_eq!(plan(&parts, Limit::Tokens(5), 0), Err(TruncateError::InvalidStep(0)));
     // PromptPoet checks the limit first.
-    assert_eq!(
-        plan(&parts, Limit::Tokens(0), 0),
-        Err(TruncateError::InvalidLimit(0))
-    );
-    assert_eq!(
-        Limit::from_promptpoet(-7),
-        Err(TruncateError::InvalidLimit(-7))
-    );
+    assert_eq!(plan(&parts, Limit::Tokens(0), 0), Err(TruncateError::InvalidLimit(0)));
+    assert_eq!(Limit::from_promptpoet(-7), Err(TruncateError::InvalidLimit(-7)));
 }
 
 #[test]
 fn empty_prompt() {
     let p = run(&[], 1, 1);
-    assert_eq!(
-        (p.target, p.total, p.kept_tokens, p.kept.len()),
-        (0, 0, 0, 0)
-    );
+    assert_eq!((p.target, p.total, p.kept_tokens, p.kept.len()), (0, 0, 0, 0));
 }
 
 // --- golden cases from prompt-poet 0.0.52 ----------------------------------------
@@ -234,12 +191,7 @@ const GOLDEN: &str = include_str!("fixtures/truncate/cases.json");
 fn python_numbers(msg: &str) -> (u64, u64) {
     let num = |key: &str| -> u64 {
         let at = msg.find(key).unwrap_or_else(|| panic!("{key} in {msg}")) + key.len();
-        msg[at..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect::<String>()
-            .parse()
-            .unwrap()
+        msg[at..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
     };
     (num("num_tokens="), num("token_limit="))
 }
@@ -284,18 +236,10 @@ fn agrees_with_prompt_poet_on_every_golden_case() {
             None => {
                 *kinds.entry("ok").or_default() += 1;
                 let got = got.unwrap_or_else(|e| panic!("case {n}: {e}\n{input}"));
-                let want: Vec<String> = expect["kept"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|v| format!("p{}", v.as_u64().unwrap()))
-                    .collect();
+                let want: Vec<String> =
+                    expect["kept"].as_array().unwrap().iter().map(|v| format!("p{}", v.as_u64().unwrap())).collect();
                 assert_eq!(got.kept, want, "case {n}: kept\n{input}");
-                assert_eq!(
-                    got.total_tokens,
-                    expect["total_tokens"].as_u64().unwrap(),
-                    "case {n}"
-                );
+                assert_eq!(got.total_tokens, expect["total_tokens"].as_u64().unwrap(), "case {n}");
                 if let Some(t) = expect.get("target") {
                     assert_eq!(got.plan.target, t.as_u64().unwrap(), "case {n}: target");
                 }
@@ -315,11 +259,7 @@ fn agrees_with_prompt_poet_on_every_golden_case() {
                 match kind {
                     "limit_not_met" => {
                         let (kept, lim) = python_numbers(expect["message"].as_str().unwrap());
-                        assert_eq!(
-                            err,
-                            TruncateError::LimitNotMet { kept, limit: lim },
-                            "case {n}"
-                        );
+                        assert_eq!(err, TruncateError::LimitNotMet { kept, limit: lim }, "case {n}");
                     }
                     "invalid_limit" => {
                         assert_eq!(err, TruncateError::InvalidLimit(limit), "case {n}")
@@ -332,10 +272,7 @@ fn agrees_with_prompt_poet_on_every_golden_case() {
     }
     // The fixture exercises every outcome.
     for k in ["ok", "limit_not_met", "invalid_limit", "invalid_step"] {
-        assert!(
-            kinds.get(k).copied().unwrap_or(0) > 0,
-            "no {k} case: {kinds:?}"
-        );
+        assert!(kinds.get(k).copied().unwrap_or(0) > 0, "no {k} case: {kinds:?}");
     }
 }
 
@@ -360,12 +297,7 @@ fn plan_agrees_on_the_golden_cases() {
         let step = case["truncation_step"].as_i64().unwrap().max(0) as u64;
         let p = plan(&parts, limit, step).unwrap_or_else(|e| panic!("case {n}: {e}"));
         let got: Vec<u64> = p.kept_indices().map(|i| i as u64).collect();
-        let want: Vec<u64> = want
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap())
-            .collect();
+        let want: Vec<u64> = want.as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
         assert_eq!(got, want, "case {n}");
     }
 }
@@ -379,10 +311,7 @@ fn promptpoet_json_answer() {
         {"name": "old", "role": "user", "content": "hi", "truncation_priority": 1, "tokens": 10},
         {"name": "new", "role": "user", "content": "yo", "tokens": 10, "truncation_priority": 1}
     ]}"#;
-    assert_eq!(
-        plan_promptpoet_json(input).unwrap(),
-        r#"{"kept":["sys","new"],"total_tokens":15}"#
-    );
+    assert_eq!(plan_promptpoet_json(input).unwrap(), r#"{"kept":["sys","new"],"total_tokens":15}"#);
 }
 
 #[test]
@@ -403,11 +332,7 @@ fn promptpoet_json_defaults() {
         let input = format!(
             r#"{{{lim} "truncation_step": 0, "parts": [{{"name": "x", "tokens": 9, "truncation_priority": 1}}]}}"#
         );
-        assert_eq!(
-            plan_promptpoet_json(&input).unwrap(),
-            r#"{"kept":["x"],"total_tokens":9}"#,
-            "{input}"
-        );
+        assert_eq!(plan_promptpoet_json(&input).unwrap(), r#"{"kept":["x"],"total_tokens":9}"#, "{input}");
     }
 }
 
@@ -434,22 +359,10 @@ fn promptpoet_json_errors_have_distinct_exit_codes() {
         assert_eq!(e.exit_code(), 1, "{input}");
     }
     let raised = [
-        (
-            r#"{"token_limit": 0, "parts": []}"#,
-            TruncateError::InvalidLimit(0),
-        ),
-        (
-            r#"{"token_limit": -3, "truncation_step": 0, "parts": []}"#,
-            TruncateError::InvalidLimit(-3),
-        ),
-        (
-            r#"{"token_limit": 5, "truncation_step": 0, "parts": []}"#,
-            TruncateError::InvalidStep(0),
-        ),
-        (
-            r#"{"token_limit": 5, "truncation_step": -2, "parts": []}"#,
-            TruncateError::InvalidStep(-2),
-        ),
+        (r#"{"token_limit": 0, "parts": []}"#, TruncateError::InvalidLimit(0)),
+        (r#"{"token_limit": -3, "truncation_step": 0, "parts": []}"#, TruncateError::InvalidLimit(-3)),
+        (r#"{"token_limit": 5, "truncation_step": 0, "parts": []}"#, TruncateError::InvalidStep(0)),
+        (r#"{"token_limit": 5, "truncation_step": -2, "parts": []}"#, TruncateError::InvalidStep(-2)),
         (
             r#"{"token_limit": 5, "parts": [{"name": "s", "tokens": 9, "truncation_priority": 0}]}"#,
             TruncateError::LimitNotMet { kept: 9, limit: 5 },
@@ -467,11 +380,8 @@ fn promptpoet_json_errors_have_distinct_exit_codes() {
 #[test]
 fn cache_hits_hand_worked() {
     // turn 0: [1 2 3]; turn 1: [1 2 3][4 5]; turn 2 drops the first part: [4 5][6].
-    let turns: Vec<Vec<Vec<u32>>> = vec![
-        vec![vec![1, 2, 3]],
-        vec![vec![1, 2, 3], vec![4, 5]],
-        vec![vec![4, 5], vec![6]],
-    ];
+    let turns: Vec<Vec<Vec<u32>>> =
+        vec![vec![vec![1, 2, 3]], vec![vec![1, 2, 3], vec![4, 5]], vec![vec![4, 5], vec![6]]];
     let hits = cache_hits(&turns);
     assert_eq!(hits, vec![0.0, 3.0 / 5.0, 0.0]);
     let t = cache_turns(&turns);
@@ -490,20 +400,15 @@ fn cache_hits_hand_worked() {
 /// missed from the start); a large step moves it rarely.
 #[test]
 fn larger_step_keeps_the_prefix_cache_warm() {
-    let messages: Vec<Vec<u32>> = (0..40u32)
-        .map(|m| (0..100).map(|k| m * 1000 + k).collect())
-        .collect();
+    let messages: Vec<Vec<u32>> = (0..40u32).map(|m| (0..100).map(|k| m * 1000 + k).collect()).collect();
     let system: Vec<u32> = (0..50).map(|k| 900_000 + k).collect();
     let simulate = |step: u64| -> Vec<f64> {
         let mut turns: Vec<Vec<&[u32]>> = Vec::new();
         for t in 0..messages.len() {
             let mut parts: Vec<&[u32]> = vec![&system];
             parts.extend(messages[..=t].iter().map(Vec::as_slice));
-            let budgets: Vec<PartBudget> = parts
-                .iter()
-                .enumerate()
-                .map(|(i, p)| pb(p.len() as u64, u64::from(i > 0)))
-                .collect();
+            let budgets: Vec<PartBudget> =
+                parts.iter().enumerate().map(|(i, p)| pb(p.len() as u64, u64::from(i > 0))).collect();
             let plan = plan(&budgets, Limit::Tokens(1000), step).unwrap();
             turns.push(plan.kept_indices().map(|i| parts[i]).collect());
         }
@@ -511,10 +416,7 @@ fn larger_step_keeps_the_prefix_cache_warm() {
     };
     let naive = mean_hit(&simulate(1)[1..]);
     let aware = mean_hit(&simulate(500)[1..]);
-    assert!(
-        aware > naive + 0.2,
-        "step 500 {aware:.3} vs step 1 {naive:.3}"
-    );
+    assert!(aware > naive + 0.2, "step 500 {aware:.3} vs step 1 {naive:.3}");
 }
 
 // --- properties ----------------------------------------------------------------------

@@ -24,7 +24,8 @@ fn req(tool: &str, id: Option<&str>, args: Value) -> Value {
 }
 
 fn res(tool: &str, id: Option<&str>) -> Value {
-    let mut v = json!({"kind": "tool_call_result", "toolName": tool, "result": "ok", "success": true, "collapsed": true});
+    let mut v =
+        json!({"kind": "tool_call_result", "toolName": tool, "result": "ok", "success": true, "collapsed": true});
     if let Some(id) = id {
         v["callId"] = id.into();
     }
@@ -129,11 +130,15 @@ fn missing_fields_are_all_reported_with_paths() {
 
 #[test]
 fn mistyped_fields() {
-    let d = doc(json!([msg("a", "user", json!([
-        {"kind": "long_text", "content": "x", "charCount": "1", "collapsed": "no"},
-        {"kind": "document", "fileName": "f", "mimeType": "text/plain", "snippet": "s", "sizeBytes": -1},
-        {"kind": "tool_overview", "items": [{"name": "t", "description": "d", "schema": []}], "collapsed": true}
-    ]))]));
+    let d = doc(json!([msg(
+        "a",
+        "user",
+        json!([
+            {"kind": "long_text", "content": "x", "charCount": "1", "collapsed": "no"},
+            {"kind": "document", "fileName": "f", "mimeType": "text/plain", "snippet": "s", "sizeBytes": -1},
+            {"kind": "tool_overview", "items": [{"name": "t", "description": "d", "schema": []}], "collapsed": true}
+        ])
+    )]));
     let e = errors(&d);
     has(&e, "messages[0].segments[0].charCount", "expected an integer, found a string");
     has(&e, "messages[0].segments[0].collapsed", "expected a boolean, found a string");
@@ -157,16 +162,18 @@ fn unknown_fields_name_the_field() {
     has(&e, "extra", "unknown field `extra` in the envelope");
     has(&e, "messages[0].author", "unknown field `author` in a message");
     has(&e, "messages[0].segments[0].tool_name", "unknown field `tool_name` in a text segment");
-    let d = doc(json!([msg("a", "assistant", json!([{"kind": "tool_call_request", "tool_name": "x", "arguments": {}, "collapsed": true}]))]));
+    let d = doc(json!([msg(
+        "a",
+        "assistant",
+        json!([{"kind": "tool_call_request", "tool_name": "x", "arguments": {}, "collapsed": true}])
+    )]));
     has(&errors(&d), "messages[0].segments[0].tool_name", "did you mean `toolName`?");
 }
 
 #[test]
 fn unknown_kind_and_role() {
-    let d = doc(json!([
-        msg("a", "user", json!([{"kind": "video", "url": "x"}])),
-        msg("b", "robot", json!([text("x")]))
-    ]));
+    let d =
+        doc(json!([msg("a", "user", json!([{"kind": "video", "url": "x"}])), msg("b", "robot", json!([text("x")]))]));
     let e = errors(&d);
     has(&e, "messages[0].segments[0].kind", "unknown kind `video`; expected one of: text, static_var");
     has(&e, "messages[1].role", "unknown role `robot`");
@@ -254,21 +261,29 @@ fn duplicate_tool_names() {
         msg("s", "system", json!([tools(json!([t.clone()]))])),
         msg("s2", "system", json!([tools(json!([t]))]))
     ]));
-    has(&errors(&d), "messages[1].segments[0].items[0].name", "a tool named `f` is already declared (at messages[0].segments[0].items[0])");
+    has(
+        &errors(&d),
+        "messages[1].segments[0].items[0].name",
+        "a tool named `f` is already declared (at messages[0].segments[0].items[0])",
+    );
 }
 
 #[test]
 fn media_url_schemes() {
     let media = |t: &str, u: &str| json!({"kind": "media", "mediaType": t, "url": u});
-    let d = doc(json!([msg("u", "user", json!([
-        media("image", "javascript:alert(1)"),
-        media("image", "data:text/html,<script>"),
-        media("audio", "file:///etc/passwd"),
-        media("image", "HTTPS://example.com/a.png"),
-        media("image", "data:image/png;base64,AAAA"),
-        media("video", "data:video/mp4;base64,AAAA"),
-        media("audio", "http://example.com/a.mp3")
-    ]))]));
+    let d = doc(json!([msg(
+        "u",
+        "user",
+        json!([
+            media("image", "javascript:alert(1)"),
+            media("image", "data:text/html,<script>"),
+            media("audio", "file:///etc/passwd"),
+            media("image", "HTTPS://example.com/a.png"),
+            media("image", "data:image/png;base64,AAAA"),
+            media("video", "data:video/mp4;base64,AAAA"),
+            media("audio", "http://example.com/a.mp3")
+        ])
+    )]));
     let e = errors(&d);
     has(&e, "messages[0].segments[0].url", "image URL `javascript:alert(1)` is not allowed");
     has(&e, "messages[0].segments[1].url", "use http, https or data:image/");
@@ -291,10 +306,14 @@ fn errors_in_several_messages_are_all_reported() {
 
 #[test]
 fn char_count_mismatch() {
-    let d = doc(json!([msg("u", "user", json!([
-        {"kind": "long_text", "content": "论文🙂e\u{301}", "charCount": 5, "collapsed": true},
-        {"kind": "long_text", "content": "abc", "charCount": 4, "collapsed": true}
-    ]))]));
+    let d = doc(json!([msg(
+        "u",
+        "user",
+        json!([
+            {"kind": "long_text", "content": "论文🙂e\u{301}", "charCount": 5, "collapsed": true},
+            {"kind": "long_text", "content": "abc", "charCount": 4, "collapsed": true}
+        ])
+    )]));
     let w = warnings(&d);
     assert_eq!(paths(&w), ["messages[0].segments[1].charCount"]);
     assert!(w[0].message.contains("charCount is 4 but content has 3 characters"));
@@ -304,7 +323,11 @@ fn char_count_mismatch() {
 fn undefined_and_unused_variables() {
     let d = doc(json!([
         msg("s", "system", json!([var("name", "Ann"), var("unused", "x"), text("Hi {{ name }} and {{missing}}")])),
-        msg("u", "user", json!([{"kind": "memory", "items": [{"title": "{{ other }}", "content": "c"}], "collapsed": true}]))
+        msg(
+            "u",
+            "user",
+            json!([{"kind": "memory", "items": [{"title": "{{ other }}", "content": "c"}], "collapsed": true}])
+        )
     ]));
     let w = warnings(&d);
     assert_eq!(
@@ -319,8 +342,16 @@ fn undefined_and_unused_variables() {
 fn placeholders_in_arguments_results_and_urls_do_not_count() {
     let d = doc(json!([
         msg("a", "assistant", json!([req("f", None, json!({"q": "{{x}}"}))])),
-        msg("t", "tool", json!([{"kind": "tool_call_result", "toolName": "f", "result": "{{y}}", "success": true, "collapsed": true}])),
-        msg("u", "user", json!([{"kind": "document", "fileName": "{{z}}.txt", "mimeType": "text/plain", "snippet": "s", "sizeBytes": 1}]))
+        msg(
+            "t",
+            "tool",
+            json!([{"kind": "tool_call_result", "toolName": "f", "result": "{{y}}", "success": true, "collapsed": true}])
+        ),
+        msg(
+            "u",
+            "user",
+            json!([{"kind": "document", "fileName": "{{z}}.txt", "mimeType": "text/plain", "snippet": "s", "sizeBytes": 1}])
+        )
     ]));
     assert!(warnings(&d).is_empty());
 }
@@ -328,16 +359,20 @@ fn placeholders_in_arguments_results_and_urls_do_not_count() {
 #[test]
 fn skill_rules() {
     let long = "x".repeat(1025);
-    let d = doc(json!([msg("s", "system", json!([{"kind": "skills", "collapsed": true, "items": [
-        {"name": "good-name", "description": "fine"},
-        {"name": "Bad_Name", "description": "fine"},
-        {"name": "-lead", "description": "fine"},
-        {"name": "double--hyphen", "description": "fine"},
-        {"name": "trail-", "description": "fine"},
-        {"name": "a".repeat(65), "description": "fine"},
-        {"name": "ok", "description": long},
-        {"name": "loaded-without-body", "description": "d", "loaded": true}
-    ]}]))]));
+    let d = doc(json!([msg(
+        "s",
+        "system",
+        json!([{"kind": "skills", "collapsed": true, "items": [
+            {"name": "good-name", "description": "fine"},
+            {"name": "Bad_Name", "description": "fine"},
+            {"name": "-lead", "description": "fine"},
+            {"name": "double--hyphen", "description": "fine"},
+            {"name": "trail-", "description": "fine"},
+            {"name": "a".repeat(65), "description": "fine"},
+            {"name": "ok", "description": long},
+            {"name": "loaded-without-body", "description": "d", "loaded": true}
+        ]}])
+    )]));
     let w = warnings(&d);
     let p = paths(&w);
     assert_eq!(
@@ -359,7 +394,14 @@ fn arguments_against_schema() {
     let schema = json!({"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer", "maximum": 14}}, "required": ["city"]});
     let d = doc(json!([
         msg("s", "system", json!([tools(json!([{"name": "weather", "description": "d", "schema": schema}]))])),
-        msg("a", "assistant", json!([req("weather", Some("c1"), json!({"days": 20})), req("weather", Some("c2"), json!({"city": "Oslo"}))])),
+        msg(
+            "a",
+            "assistant",
+            json!([
+                req("weather", Some("c1"), json!({"days": 20})),
+                req("weather", Some("c2"), json!({"city": "Oslo"}))
+            ])
+        ),
         msg("t", "tool", json!([res("weather", Some("c1")), res("weather", Some("c2"))]))
     ]));
     let w = warnings(&d);
@@ -371,17 +413,25 @@ fn arguments_against_schema() {
 #[test]
 fn openai_tool_name_and_schema_type() {
     let d = doc(json!([
-        msg("s", "system", json!([tools(json!([
-            {"name": "has space", "description": "d"},
-            {"name": "arr", "description": "d", "schema": {"type": "array"}}
-        ]))])),
+        msg(
+            "s",
+            "system",
+            json!([tools(json!([
+                {"name": "has space", "description": "d"},
+                {"name": "arr", "description": "d", "schema": {"type": "array"}}
+            ]))])
+        ),
         msg("a", "assistant", json!([req("has space", None, json!({}))])),
         msg("t", "tool", json!([res("has space", None)]))
     ]));
     let w = warnings(&d);
     assert_eq!(
         paths(&w),
-        ["messages[0].segments[0].items[0].name", "messages[0].segments[0].items[1].schema", "messages[1].segments[0].toolName"]
+        [
+            "messages[0].segments[0].items[0].name",
+            "messages[0].segments[0].items[1].schema",
+            "messages[1].segments[0].toolName"
+        ]
     );
     assert!(w[1].message.contains("not \"object\""));
 }

@@ -164,7 +164,10 @@ fn export_openai(file: &str) -> Outcome {
 fn skill_json(file: &str) -> Outcome {
     let bytes = read(file)?;
     let text = std::str::from_utf8(&bytes).map_err(|e| {
-        Failure::input(format!("{file}: error: the file is not valid UTF-8 (invalid byte at offset {})", e.valid_up_to()))
+        Failure::input(format!(
+            "{file}: error: the file is not valid UTF-8 (invalid byte at offset {})",
+            e.valid_up_to()
+        ))
     })?;
     let folder = Path::new(file).parent().and_then(Path::file_name).and_then(|n| n.to_str());
     match skill::parse_skill(text, folder) {

@@ -60,7 +60,15 @@ const VALID: &str = r#"{"version":"1.0","messages":[{"id":"u","role":"user","tim
 
 #[test]
 fn validate_the_demos_cleanly() {
-    let o = pep(&["validate", "demos/a.json", "demos/b.json", "demos/c.json", "demos/d.json", "demos/e.json", "demos/f.json"]);
+    let o = pep(&[
+        "validate",
+        "demos/a.json",
+        "demos/b.json",
+        "demos/c.json",
+        "demos/d.json",
+        "demos/e.json",
+        "demos/f.json",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     assert_eq!(err(&o), "");
 }
@@ -81,13 +89,19 @@ fn validate_prints_warnings_and_succeeds() {
 
 #[test]
 fn validate_prints_every_error_with_file_and_path_and_fails() {
-    let bad = Temp::new("bad.json", br#"{"version":"1.0","messages":[{"id":"u","role":"robot","timestamp":0,"segments":[{"kind":"text"}]}]}"#);
+    let bad = Temp::new(
+        "bad.json",
+        br#"{"version":"1.0","messages":[{"id":"u","role":"robot","timestamp":0,"segments":[{"kind":"text"}]}]}"#,
+    );
     let good = Temp::new("good.json", VALID.as_bytes());
     let o = pep(&["validate", good.path(), bad.path()]);
     assert_eq!(o.status.code(), Some(1));
     let e = err(&o);
     assert!(e.contains(&format!("{}: error: messages[0].role: unknown role `robot`", bad.path())), "{e}");
-    assert!(e.contains(&format!("{}: error: messages[0].segments[0].content: missing field `content`", bad.path())), "{e}");
+    assert!(
+        e.contains(&format!("{}: error: messages[0].segments[0].content: missing field `content`", bad.path())),
+        "{e}"
+    );
     assert!(e.contains(&format!("{}: warning:", good.path())), "warnings of valid files still show: {e}");
 }
 
@@ -96,7 +110,9 @@ fn export_prints_the_golden_request() {
     for d in ["a", "d", "f"] {
         let o = pep(&["export", &format!("demos/{d}.json")]);
         assert_eq!(o.status.code(), Some(0));
-        let golden = std::fs::read_to_string(root().join(format!("crates/envelope/tests/fixtures/golden/{d}.openai.json"))).unwrap();
+        let golden =
+            std::fs::read_to_string(root().join(format!("crates/envelope/tests/fixtures/golden/{d}.openai.json")))
+                .unwrap();
         assert_eq!(out(&o), golden);
     }
     let o = pep(&["export", "--format", "openai", "demos/a.json"]);
@@ -119,7 +135,11 @@ fn hostile_inputs_exit_1_with_a_message() {
         ("binary.json", (0..=255u8).cycle().take(4096).collect(), "not valid UTF-8"),
         ("utf8.json", b"{\"version\": \"1.0\xc3\x28\"}".to_vec(), "line 1 column 17"),
         ("deep.json", "[".repeat(10_000).into_bytes(), "nesting is too deep"),
-        ("huge.json", format!("\"{}\"", "x".repeat(50 << 20)).into_bytes(), "expected the document (an object), found a string"),
+        (
+            "huge.json",
+            format!("\"{}\"", "x".repeat(50 << 20)).into_bytes(),
+            "expected the document (an object), found a string",
+        ),
         ("trailing.json", format!("{VALID} x").into_bytes(), "trailing characters"),
     ];
     for (name, bytes, needle) in cases {
@@ -219,7 +239,10 @@ fn truncate_promptpoet_parts() {
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     assert_eq!(out(&o), "{\"kept\":[\"sys\",\"new\"],\"total_tokens\":7}\n");
 
-    let tight = Temp::new("tight.json", br#"{"token_limit": 2, "parts": [{"name": "a", "truncation_priority": 0, "tokens": 3}]}"#);
+    let tight = Temp::new(
+        "tight.json",
+        br#"{"token_limit": 2, "parts": [{"name": "a", "truncation_priority": 0, "tokens": 3}]}"#,
+    );
     let o = pep(&["truncate", "--parts", tight.path()]);
     assert_eq!(o.status.code(), Some(2));
     let junk = Temp::new("junk.json", b"[1,2]");
