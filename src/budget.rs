@@ -41,13 +41,16 @@ pub struct Counted {
 impl Counted {
     /// Tokens of segment `sj` of message `mi`, if it sends any.
     pub fn segment_tokens(&self, mi: usize, sj: usize) -> Option<u64> {
-        let part = self.parts.iter().find(|p| p.message == Some(mi))?;
+        let part = &self.parts[self.part_index(mi)?];
         part.segment_tokens.iter().find(|(j, _)| *j == sj).map(|(_, t)| *t)
     }
 
-    /// The part of message `mi`.
+    /// The part of message `mi`: parts are the optional `tools` part, then
+    /// one per message in order.
     pub fn part_index(&self, mi: usize) -> Option<usize> {
-        self.parts.iter().position(|p| p.message == Some(mi))
+        let offset = usize::from(self.parts.first().is_some_and(|p| p.message.is_none()));
+        let i = mi + offset;
+        (self.parts.get(i)?.message == Some(mi)).then_some(i)
     }
 }
 

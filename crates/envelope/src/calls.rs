@@ -104,15 +104,21 @@ impl Calls {
         calls
     }
 
-    /// The request a result segment answers.
+    /// The request a result segment answers (results are in document order:
+    /// a binary search).
     pub fn request_for(&self, result_at: At) -> Option<&Request> {
-        let res = self.results.iter().find(|r| r.at == result_at)?;
-        res.request.map(|i| &self.requests[i])
+        let i = self.results.binary_search_by_key(&result_at, |r| r.at).ok()?;
+        self.results[i].request.map(|q| &self.requests[q])
+    }
+
+    /// The request at a segment, if it is one.
+    pub fn request_at(&self, at: At) -> Option<&Request> {
+        self.requests.binary_search_by_key(&at, |q| q.at).ok().map(|i| &self.requests[i])
     }
 
     /// The result segments that answer a request segment.
     pub fn results_for(&self, request_at: At) -> impl Iterator<Item = &Result> {
-        let idx = self.requests.iter().position(|q| q.at == request_at);
+        let idx = self.requests.binary_search_by_key(&request_at, |q| q.at).ok();
         self.results.iter().filter(move |r| idx.is_some() && r.request == idx)
     }
 }

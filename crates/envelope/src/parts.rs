@@ -217,3 +217,72 @@ pub fn assemble(texts: &[PartText], part_counts: &[u64], segment_counts: &[u64])
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::contributions;
+    use crate::parse;
+
+    fn texts(json: &str) -> (Envelope, Vec<PartText>) {
+        let e = parse(json).unwrap_or_else(|e| panic!("{e:?}")).envelope;
+        let t = part_texts(&e, &contributions(&e));
+        (e, t)
+    }
+
+    const DOC: &str = r#"{"version":"1.0","messages":[
+        {"id":"s","role":"system","timestamp":0,"segments":[
+            {"kind":"system_prompt","content":"sys","collapsed":true},
+            {"kind":"tool_overview","items":[{"name":"f","description":"d"}],"collapsed":true}]},
+        {"id":"u","role":"user","timestamp":0,"truncationPriority":5,"segments":[
+            {"kind":"text","content":"a"},{"kind":"text","content":"b"},
+            {"kind":"media","mediaType":"image","url":"https://x/i.png"},
+            {"kind":"text","content":"c"}]},
+        {"id":"a","role":"assistant","timestamp":0,"segments":[
+            {"kind":"text","content":"t"},
+            {"kind":"tool_call_request","toolName":"f","arguments":{"q":1},"collapsed":false}]},
+        {"id":"r","role":"tool","timestamp":0,"segments":[
+            {"kind":"tool_call_result","toolName":"f","result":"out","success":true,"collapsed":true}]}
+    ]}"#;
+
+    #[test]
+    fn tools_part_first_then_one_per_message_with_default_priorities() {
+        let (_, t) = texts(DOC);
+        let names: Vec<&str> = t.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["tools", "s", "u", "a", "r"]);
+        let priorities: Vec<u64> = t.iter().map(|p| p.priority).collect();
+        assert_eq!(priorities, [0, 0, 5, 1, 1]);
+        assert_eq!(
+            t[0].strings,
+            [r#"[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object","properties":{}}}}]"#]
+        );
+    }
+
+    #[test]
+    fn strings_are_what_the_export_sends() {
+        let (_, t) = texts(DOC);
+        // User with an image: each run of text between images, as sent.
+        assert_eq!(t[2].strings, ["a\n\nb", "c"]);
+        assert_eq!((t[2].images, t[2].image_urls.clone()), (1, vec!["https://x/i.png".to_string()]));
+        // Assistant: its text, then the call's name and arguments string.
+        assert_eq!(t[3].strings, ["t", "f", r#"{"q":1}"#]);
+        // Tool: each result.
+        assert_eq!(t[4].strings, ["out"]);
+        // Segments: each its own piece (the tool overview sends no message text).
+        assert_eq!(t[1].segments.len(), 1);
+        assert_eq!(t[3].segments[1], (1, vec!["f".to_string(), r#"{"q":1}"#.to_string()], 0));
+    }
+
+    #[test]
+    fn counting_and_assembling_agree() {
+        let (_, t) = texts(DOC);
+        let parts = count_parts(&t, |s| s.len() as u64);
+        assert_eq!(parts[2].tokens, 4 + 1 + IMAGE_TOKENS);
+        assert!(parts[2].estimate);
+        assert_eq!(parts[2].segment_tokens, [(0, 1), (1, 1), (2, IMAGE_TOKENS), (3, 1)]);
+        let pc: Vec<u64> = part_strings(&t).iter().map(|s| s.len() as u64).collect();
+        let sc: Vec<u64> = segment_strings(&t).iter().map(|s| s.len() as u64).collect();
+        assert_eq!(assemble(&t, &pc, &sc), parts);
+        assert_eq!(parts[1].budget(), PartBudget { tokens: 3, priority: 0 });
+    }
+}

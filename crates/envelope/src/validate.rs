@@ -327,10 +327,16 @@ impl<'a> Validator<'a> {
         // The end (exclusive) of the run of tool messages after message `mi`.
         let run_end =
             |mi: usize| (mi + 1..messages.len()).find(|&k| messages[k].role != Role::Tool).unwrap_or(messages.len());
-        for (i, q) in calls.requests.iter().enumerate() {
+        // The messages holding each request's results, in one pass.
+        let mut answered_in: Vec<Vec<usize>> = vec![Vec::new(); calls.requests.len()];
+        for r in &calls.results {
+            if let Some(i) = r.request {
+                answered_in[i].push(r.at.message);
+            }
+        }
+        for (q, answers) in calls.requests.iter().zip(&answered_in) {
             let end = run_end(q.at.message);
-            let answered =
-                calls.results.iter().any(|r| r.request == Some(i) && r.at.message > q.at.message && r.at.message < end);
+            let answered = answers.iter().any(|&m| m > q.at.message && m < end);
             if !answered {
                 let next = if end < messages.len() {
                     format!("before the next non-tool message ({})", self.loc.message(end))

@@ -15,7 +15,7 @@ const FOLD_CHARS: usize = 200;
 #[component]
 pub fn ToolCallRequestSegment(segment: ToolCallRequest, at: At) -> impl IntoView {
     let doc = CurrentDoc::expect();
-    let id = doc.calls.requests.iter().find(|q| q.at == at).map(|q| q.export_id.clone()).unwrap_or_default();
+    let id = doc.calls.request_at(at).map(|q| q.export_id.clone()).unwrap_or_default();
     let answered = doc.calls.results_for(at).count();
     let toggle = Toggle::new(!segment.collapsed);
     let open = toggle.open;
