@@ -56,6 +56,9 @@ pub fn Collapsible(
     /// A small label after the heading ("12 lines").
     #[prop(optional, into)]
     badge: Option<String>,
+    /// A muted line under the heading (the segment's `description`).
+    #[prop(default = None)]
+    subtitle: Option<String>,
     /// Icon before the heading.
     icon: icondata::Icon,
     /// Colour mark: `grey`, `purple`, `green`, `orange`, `blue`.
@@ -70,7 +73,10 @@ pub fn Collapsible(
             <button type="button" class="panel-head" aria-expanded=toggle.aria() on:click=move |_| toggle.flip()>
                 <span class="chev" aria-hidden="true"><Icon icon=icondata::LuChevronRight/></span>
                 <span class="panel-icon" aria-hidden="true"><Icon icon=icon/></span>
-                <span class="panel-title">{title}</span>
+                <span class="panel-titles">
+                    <span class="panel-title">{title}</span>
+                    {subtitle.map(|s| view! { <span class="panel-sub">{s}</span> })}
+                </span>
                 {badge.map(|b| view! { <span class="badge">{b}</span> })}
             </button>
             {move || is_open.get().then(|| view! { <div class="panel-body">{children()}</div> })}

@@ -9,14 +9,11 @@ use crate::components::rich::VarText;
 pub fn MemorySegment(segment: Memory) -> impl IntoView {
     let n = segment.items.len();
     let badge = if n == 1 { "1 item".to_string() } else { format!("{n} items") };
-    let title = match &segment.description {
-        Some(d) => format!("Memory — {d}"),
-        None => "Memory".to_string(),
-    };
+    let subtitle = segment.description.clone();
     let items = segment.items;
     view! {
         <div class="seg seg-memory" data-kind="memory">
-            <Collapsible open=!segment.collapsed title badge icon=icondata::LuBrain tone="purple">
+            <Collapsible open=!segment.collapsed title="Memory" subtitle badge icon=icondata::LuBrain tone="purple">
                 <dl class="memory-list">
                     {items
                         .iter()

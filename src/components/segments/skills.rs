@@ -10,14 +10,11 @@ use crate::components::rich::{Markdown, VarText};
 pub fn SkillsSegment(segment: Skills) -> impl IntoView {
     let loaded = segment.items.iter().filter(|s| s.is_loaded()).count();
     let badge = format!("{} skills · {loaded} loaded", segment.items.len());
-    let title = match &segment.description {
-        Some(d) => format!("Skills — {d}"),
-        None => "Skills".to_string(),
-    };
+    let subtitle = segment.description.clone();
     let items = segment.items;
     view! {
         <div class="seg seg-skills" data-kind="skills">
-            <Collapsible open=!segment.collapsed title badge icon=icondata::LuSparkles tone="green">
+            <Collapsible open=!segment.collapsed title="Skills" subtitle badge icon=icondata::LuSparkles tone="green">
                 <ul class="skill-list">
                     {items.iter().map(|s| view! { <SkillRow skill=s.clone()/> }).collect::<Vec<_>>()}
                 </ul>
