@@ -1,0 +1,147 @@
+// Shared pieces of the benchmarks: the browser, statistics, and the results
+// table (one figure per line against its budget).
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** The server's port: BENCH_PORT, or 0 for any free one (so two runs never collide). */
+export const PORT = Number(process.env.BENCH_PORT || 0);
+/** The server's origin, set by `useServer` once it listens (a live binding). */
+export let BASE = 'http://127.0.0.1:0';
+export const DATA = join(root, 'target/bench');
+/** Set by `useServer`: `state.server.log` lists every path the server was asked for. */
+export const state = { server: null };
+
+/** Makes `server` the one every bench talks to. */
+export function useServer(server) {
+  state.server = server;
+  BASE = `http://127.0.0.1:${server.address().port}`;
+}
+
+const { chromium } = await import(join(root, '.tools/node_modules/playwright-core/index.mjs'));
+
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+  '--no-first-run', '--disable-sync', '--disable-dev-shm-usage',
+  // A guard: no host name resolves except the loopback server's address, so
+  // media URLs in the documents (https://media.example.com/...) never leave
+  // the machine even if a request escaped the routing in freshPage.
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'];
+
+/** A 1×1 PNG that stands in for every remote image of the documents. */
+const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+
+export function launch() {
+  return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+/** A fresh context (empty cache and storage) and a page that collects page errors. */
+export async function freshPage(browser, opts = {}) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, ...opts });
+  // Only the loopback server is reached: remote images get a local pixel,
+  // other remote media a 404, at once (no DNS, no waiting on the network).
+  context.remoteRequests = [];
+  await context.route((url) => !url.href.startsWith(BASE), (route) => {
+    const u = route.request().url();
+    context.remoteRequests.push(u);
+    if (/\.(png|jpe?g|webp|gif)([?#]|$)/i.test(u)) return route.fulfill({ status: 200, contentType: 'image/png', body: PIXEL });
+    return route.fulfill({ status: 404, contentType: 'text/plain', body: '' });
+  });
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(`console: ${m.text()}`); });
+  return { context, page };
+}
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n === 0 ? NaN : n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/** Nearest-rank percentile. */
+export function percentile(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+
+export const round = (x, d = 1) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : x);
+
+/**
+ * The results: `add({id, budget: 1..7, name, value, unit, limit, cmp, note, samples})`.
+ * `cmp` is '<=' | '<' | '>=' (pass when `value cmp limit`); no `limit` means
+ * an informational figure (INFO); `value` null means it could not be measured.
+ */
+export class Results {
+  constructor() { this.rows = []; this.notes = []; }
+
+  add(row) {
+    const { value, limit, cmp = '<=' } = row;
+    let status = 'INFO';
+    if (value === null || value === undefined || Number.isNaN(value)) status = limit === undefined ? 'INFO' : 'ERROR';
+    else if (limit !== undefined) {
+      const ok = cmp === '<=' ? value <= limit : cmp === '<' ? value < limit : cmp === '>=' ? value >= limit : value > limit;
+      status = ok ? 'PASS' : 'FAIL';
+    }
+    const r = { ...row, cmp: limit === undefined ? undefined : cmp, status };
+    this.rows.push(r);
+    const budget = limit === undefined ? '' : ` (budget ${cmp} ${fmt(limit)} ${row.unit || ''})`;
+    console.log(`  ${status.padEnd(5)} ${row.name}: ${fmt(value)} ${row.unit || ''}${budget}${row.note ? ` — ${row.note}` : ''}`);
+    return r;
+  }
+
+  error(budget, name, e) {
+    const msg = String(e?.message || e).split('\n')[0];
+    this.add({ id: `error-${budget}-${this.rows.length}`, budget, name, value: null, limit: 0, unit: '', note: `failed: ${msg}` });
+  }
+
+  note(text) { this.notes.push(text); console.log(`  note: ${text}`); }
+
+  table() {
+    const head = ['#', 'figure', 'measured', 'budget', 'status'];
+    const lines = this.rows.map((r) => [
+      String(r.budget ?? ''),
+      r.name,
+      r.value === null || r.value === undefined ? 'n/a' : `${fmt(r.value)} ${r.unit || ''}`.trim(),
+      r.limit === undefined ? '—' : `${r.cmp} ${fmt(r.limit)} ${r.unit || ''}`.trim(),
+      r.status,
+    ]);
+    const w = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+    const row = (l) => l.map((c, i) => (i === 2 || i === 3 ? c.padStart(w[i]) : c.padEnd(w[i]))).join('  ');
+    return [row(head), w.map((n) => '-'.repeat(n)).join('  '), ...lines.map(row)].join('\n');
+  }
+}
+
+export function fmt(v) {
+  if (v === null || v === undefined) return 'n/a';
+  if (typeof v !== 'number') return String(v);
+  if (Number.isInteger(v)) return v.toLocaleString('en-US');
+  const a = Math.abs(v);
+  return v.toLocaleString('en-US', { maximumFractionDigits: a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3 });
+}
+
+/** In-page helper source: resolves after the next frame has been produced. */
+export const NEXT_FRAME = 'new Promise((r) => requestAnimationFrame(() => setTimeout(r)))';
+
+/**
+ * Runs `fn` under a Chromium trace (devtools.timeline) and sums the
+ * durations of complete events by name: where a frame's time goes (Layout,
+ * Paint, HitTest, IntersectionObserver, GC, ...). Returns the top `n`.
+ */
+export async function traceTop(context, page, fn, n = 8) {
+  const cdp = await context.newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
+  const t = Date.now();
+  await fn();
+  const wall = Date.now() - t;
+  await cdp.send('Tracing.end');
+  await done;
+  await cdp.detach();
+  const sum = {};
+  const skip = new Set(['RunTask', 'ThreadControllerImpl::RunTask', 'RunMicrotasks']);
+  for (const e of events) if (e.ph === 'X' && e.dur && !skip.has(e.name) && !e.name.startsWith('V8.GC_')) sum[e.name] = (sum[e.name] || 0) + e.dur / 1000;
+  return { wall, top: Object.entries(sum).sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => [k, Math.round(v * 10) / 10]) };
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs the benchmarks and prints one line per figure against its budget
+# (PASS/FAIL/INFO), then a table; writes target/bench/results.json.
+# Reports only: exits 0 even when budgets are missed (non-zero only when the
+# bench itself cannot run). Assumes ./scripts/setup.sh has been run; builds
+# dist/ only when it is missing. Takes about 5 minutes on 2 cores.
+#
+# Usage: scripts/bench.sh [--only size,load,budget-tab,tokenizer,big,replan]
+#        scripts/bench.sh --profile   # also: CPU profiles by Rust function of
+#          opening the big envelope and of a Budget-tab limit change (builds
+#          pep-app with function names into target/bench-prof: ~3 more minutes)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/.tools/node_modules/.bin:$PATH"
+
+step() { printf '\n\033[1;34m== %s\033[0m\n' "$*" >&2; }
+out=target/bench
+mkdir -p "$out"
+printf 'load average at start: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+
+for tool in node npm cargo; do
+  command -v "$tool" >/dev/null || { echo "missing $tool (see scripts/setup.sh)" >&2; exit 1; }
+done
+[ -x /usr/bin/chromium ] || [ -n "${CHROMIUM:-}" ] || { echo "missing chromium: apt-get install chromium" >&2; exit 1; }
+[ -d .tools/node_modules/playwright-core ] || { echo "missing .tools/node_modules: run ./scripts/setup.sh" >&2; exit 1; }
+
+if [ ! -f dist/index.html ]; then
+  step "release build (dist/ is missing)"
+  trunk build --release
+fi
+
+# The baseline tokenizer, pinned by bench/package-lock.json.
+if [ ! -f bench/node_modules/gpt-tokenizer/package.json ]; then
+  step "npm ci in bench/ (gpt-tokenizer)"
+  (cd bench && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+step "inputs: big envelope, 10 MB mixed text, chat, long runs (deterministic)"
+node bench/gen.mjs "$out"
+cargo run -q --locked -p pep -- validate "$out/big.envelope.json"
+echo "pep validate: $out/big.envelope.json is valid"
+
+step "native: re-plan at 2,000 parts and the steps of opening the big envelope (release)"
+CARGO_TARGET_DIR=target/bench-replan cargo build -q --locked --release --manifest-path bench/replan/Cargo.toml
+target/bench-replan/release/replan 2000 1000 > "$out/replan.json"
+target/bench-replan/release/load_stages "$out/big.envelope.json" > "$out/load-stages.json"
+
+profile=0
+args=()
+for a in "$@"; do
+  if [ "$a" = "--profile" ]; then profile=1; else args+=("$a"); fi
+done
+
+step "browser benchmarks (headless Chromium)"
+node bench/run.mjs "${args[@]+"${args[@]}"}"
+
+if [ "$profile" = 1 ]; then
+  step "profiles by function (pep-app with names, no wasm-opt)"
+  CARGO_TARGET_DIR=target/bench-prof cargo build -q --release --locked --target wasm32-unknown-unknown --bin pep-app
+  prof="$out/prof-dist"
+  rm -rf "$prof" && mkdir -p "$prof" && cp -r dist/. "$prof/"
+  wasm-bindgen --target web --out-dir "$prof" --out-name pep-app-prof target/bench-prof/wasm32-unknown-unknown/release/pep-app.wasm
+  # index.html loads the named build instead (and drops the preload links of
+  # the files it replaces, which carry their integrity hashes).
+  sed -i -E -e 's#/pep-app-[0-9a-f]+\.js#/pep-app-prof.js#g' -e 's#/pep-app-[0-9a-f]+_bg\.wasm#/pep-app-prof_bg.wasm#g' \
+    -e 's#<link rel="(modulepreload|preload)"[^>]*>##g' "$prof/index.html"
+  node bench/profile.mjs "$prof"
+fi
