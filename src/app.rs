@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
+use crate::components::icons::{Ico, IconSprite};
 use leptos::prelude::*;
-use leptos_icons::Icon;
 use leptos_router::components::{Route, Router, Routes, A};
 use leptos_router::hooks::{use_location, use_params_map};
 use leptos_router::path;
@@ -58,6 +58,7 @@ fn Frame(children: Children) -> impl IntoView {
             on:dragover=move |ev| { if drag_has_files(&ev) { ev.prevent_default(); dragging.set(true); } }
             on:dragleave=move |_| dragging.set(false)
             on:drop=move |ev| { dragging.set(false); drop(ev) }>
+            <div class="icon-sprite" aria-hidden="true"><IconSprite/></div>
             <Header/>
             <div class="notices">
                 <Notices/>
@@ -94,7 +95,7 @@ fn Header() -> impl IntoView {
     view! {
         <header class="top">
             <A href="/" attr:class="brand">
-                <Icon icon=icondata::LuBraces/>
+                <Ico name="braces"/>
                 <span>"Prompt Envelope"</span>
             </A>
             <nav class="demos" aria-label="Demos">
@@ -122,7 +123,7 @@ fn Header() -> impl IntoView {
                 <OpenButton/>
                 <PasteButton/>
                 <button type="button" class="btn icon" title="Toggle light/dark theme" aria-label="Toggle theme" on:click=toggle_theme>
-                    <Icon icon=icondata::LuSunMoon/>
+                    <Ico name="sun-moon"/>
                 </button>
             </div>
         </header>

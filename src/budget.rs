@@ -131,6 +131,12 @@ pub struct Budget {
     /// `limit` and `step` after the user paused (for the heavier views).
     pub settled: RwSignal<(u64, u64)>,
     pub plan: Memo<Option<Result<Plan, TruncateError>>>,
+    /// The plan for the settled limit and step (for the heavier views).
+    pub settled_plan: Memo<Option<Result<Plan, TruncateError>>>,
+    /// Per part, whether the current plan keeps it. Rows and messages read
+    /// their own flag, and a new plan sets only the flags that change, so a
+    /// re-plan touches only what it changes, not thousands of subscribers.
+    flags: StoredValue<Vec<ArcRwSignal<bool>>>,
     generation: StoredValue<u64>,
 }
 
@@ -143,15 +149,31 @@ impl Budget {
             let Counting::Done(c) = counting.get() else { return None };
             Some(plan(&c.budgets, Limit::Tokens(limit.get().max(1)), step.get().max(1)))
         });
-        let budget = Budget {
-            doc,
-            counting,
-            limit,
-            step,
-            settled: RwSignal::new((0, 1)),
-            plan,
-            generation: StoredValue::new(0),
-        };
+        let settled = RwSignal::new((0u64, 1u64));
+        let settled_plan = Memo::new(move |_| {
+            let Counting::Done(c) = counting.get() else { return None };
+            let (limit, step) = settled.get();
+            Some(envelope::truncate::plan(&c.budgets, Limit::Tokens(limit.max(1)), step.max(1)))
+        });
+        let flags: StoredValue<Vec<ArcRwSignal<bool>>> = StoredValue::new(Vec::new());
+        Effect::new(move |_| {
+            plan.with(|p| {
+                let kept = match p {
+                    Some(Ok(p)) => Some(&p.kept),
+                    _ => None,
+                };
+                flags.with_value(|f| {
+                    for (i, flag) in f.iter().enumerate() {
+                        let k = kept.is_none_or(|k| k.get(i).copied().unwrap_or(true));
+                        if flag.get_untracked() != k {
+                            flag.set(k);
+                        }
+                    }
+                });
+            });
+        });
+        let budget =
+            Budget { doc, counting, limit, step, settled, plan, settled_plan, flags, generation: StoredValue::new(0) };
         // A new document forgets the old counts.
         Effect::new(move |prev: Option<Option<usize>>| {
             let key = doc.with(|d| d.as_ref().map(|d| Arc::as_ptr(d) as usize));
@@ -193,6 +215,7 @@ impl Budget {
     /// window when it is known, else at the total (nothing dropped).
     pub fn counted(&self, doc: &Doc, c: Counted) {
         let default = doc.envelope.model.as_deref().and_then(context_window).unwrap_or(c.total).max(1);
+        self.flags.set_value(c.parts.iter().map(|_| ArcRwSignal::new(true)).collect());
         self.limit.set(default);
         self.step.set(1);
         self.settled.set((default, 1));
@@ -219,20 +242,21 @@ impl Budget {
         }
     }
 
+    /// Whether part `i` is kept by the current plan (true before counting).
+    pub fn kept(&self, i: usize) -> bool {
+        self.flags.with_value(|f| f.get(i).cloned()).is_none_or(|flag| flag.get())
+    }
+
     /// Whether message `mi` is dropped by the current plan, with the reason.
     pub fn dropped(&self, mi: usize) -> Option<String> {
         let Counting::Done(c) = self.counting.get() else { return None };
         let i = c.part_index(mi)?;
-        self.plan.with(|p| match p {
-            Some(Ok(plan)) if !plan.kept[i] => Some(format!(
-                "Dropped by truncation: priority {} goes before lower priorities, oldest first; \
-                 {} of {} tokens must go to fit the limit of {}.",
-                c.parts[i].priority,
-                plan.target,
-                plan.total,
-                self.limit.get()
-            )),
-            _ => None,
+        (!self.kept(i)).then(|| {
+            format!(
+                "Dropped by truncation to the token limit: priority {} is removed before lower \
+                 priorities, oldest first.",
+                c.parts[i].priority
+            )
         })
     }
 }

@@ -2,7 +2,7 @@
 //! the export text, the raw text, variables and call pairing. Views read it;
 //! nothing rewrites it (toggles are UI state).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use envelope::calls::Calls;
 use envelope::export::{self, Contributions};
@@ -63,10 +63,10 @@ pub struct Doc {
     pub source: Source,
     pub envelope: Envelope,
     pub warnings: Vec<Diagnostic>,
-    /// The OpenAI request as `pep export` prints it.
-    pub openai_text: String,
-    /// The document as loaded, pretty-printed with its key order.
-    pub raw_text: String,
+    /// The document as loaded (key order kept), for the raw view.
+    raw: serde_json::Value,
+    openai_text: OnceLock<Arc<str>>,
+    raw_text: OnceLock<Arc<str>>,
     pub vars: Vars,
     pub var_defs: Vec<VarDef>,
     pub calls: Calls,
@@ -77,7 +77,6 @@ impl Doc {
     pub fn new(source: Source, loaded: Loaded) -> Arc<Doc> {
         let Loaded { envelope, raw, warnings } = loaded;
         let contributions = export::contributions(&envelope);
-        let request = export::openai_request_filtered(&envelope, &contributions, None, true);
         let mut var_defs: Vec<VarDef> = Vec::new();
         for m in &envelope.messages {
             for s in &m.segments {
@@ -94,8 +93,9 @@ impl Doc {
         }
         Arc::new(Doc {
             source,
-            openai_text: export::to_pretty(&request),
-            raw_text: export::to_pretty(&raw),
+            raw,
+            openai_text: OnceLock::new(),
+            raw_text: OnceLock::new(),
             vars: Vars::of(&envelope),
             calls: Calls::pair(&envelope),
             var_defs,
@@ -105,12 +105,32 @@ impl Doc {
         })
     }
 
+    /// The OpenAI request as `pep export` prints it (computed on first use).
+    pub fn openai_text(&self) -> Arc<str> {
+        self.openai_text
+            .get_or_init(|| {
+                let request = export::openai_request_filtered(&self.envelope, &self.contributions, None, true);
+                export::to_pretty(&request).into()
+            })
+            .clone()
+    }
+
+    /// The document as loaded, pretty-printed with its key order (computed on first use).
+    pub fn raw_text(&self) -> Arc<str> {
+        self.raw_text.get_or_init(|| export::to_pretty(&self.raw).into()).clone()
+    }
+
+    /// Whether views should defer heavy work until the conversation is on screen.
+    pub fn is_large(&self) -> bool {
+        self.segment_count() > 2_000
+    }
+
     /// Reads `bytes` as a document.
     pub fn load(source: Source, bytes: &[u8]) -> Result<Arc<Doc>, Vec<Diagnostic>> {
         envelope::parse_bytes(bytes).map(|l| Doc::new(source, l))
     }
 
-    /// How many segments of each kind the document has.
+    /// How many segments the document has.
     pub fn segment_count(&self) -> usize {
         self.envelope.messages.iter().map(|m| m.segments.len()).sum()
     }

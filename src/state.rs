@@ -13,6 +13,8 @@ use crate::doc::{Doc, Source};
 
 /// Storage key of the user's own document.
 pub const DOC_KEY: &str = "pep/v1/document";
+/// Documents longer than this (UTF-16 units) are not offered to localStorage.
+const STORAGE_UNITS: usize = 4_900_000;
 /// Storage key of UI preferences.
 pub const PREFS_KEY: &str = "pep/v1/prefs";
 
@@ -82,14 +84,22 @@ impl Session {
         match Doc::load(source.clone(), bytes) {
             Ok(doc) => {
                 self.load_failure.set(None);
-                let stored = StoredDocument {
-                    name: match &source {
+                let text = String::from_utf8_lossy(bytes);
+                // localStorage keeps about 5 million UTF-16 units per site:
+                // do not spend time encoding what cannot fit.
+                let saved = if text.encode_utf16().count() > STORAGE_UNITS {
+                    Err(format!(
+                        "it is {:.1} MB, more than the browser's storage keeps (about 5 MB)",
+                        bytes.len() as f64 / 1e6
+                    ))
+                } else {
+                    let name = match &source {
                         Source::File(n) => Some(n.clone()),
                         _ => None,
-                    },
-                    text: String::from_utf8_lossy(bytes).into_owned(),
+                    };
+                    browser::save(DOC_KEY, &StoredDocument { name, text: text.into_owned() })
                 };
-                if let Err(e) = browser::save(DOC_KEY, &stored) {
+                if let Err(e) = saved {
                     self.notify(format!("Your document is open but could not be saved for the next visit: {e}"), true);
                 }
                 self.user_doc.set(Some(doc));

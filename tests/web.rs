@@ -282,8 +282,8 @@ async fn expand_and_collapse_all() {
 #[wasm_bindgen_test]
 async fn protocol_panel_switches_tabs() {
     let doc = all_kinds_doc();
-    let expected_openai = doc.openai_text.clone();
-    let expected_raw = doc.raw_text.clone();
+    let expected_openai = doc.openai_text().to_string();
+    let expected_raw = doc.raw_text().to_string();
     let el = host();
     let _h = mount_to(el.clone(), move || {
         let session = Session::new();
@@ -505,15 +505,19 @@ async fn budget_controls_and_views() {
     assert_eq!(budget.limit.get_untracked(), 60);
     assert!(one(&el, "[data-testid=context-bar]").child_element_count() >= 2);
     // The truncated request follows the settled limit (after a pause).
-    assert!(until(|| one(&el, "[data-testid=inspect]").text_content().unwrap().contains("\"role\": \"user\"")).await);
+    let settled = until(|| {
+        let text = one(&el, "[data-testid=inspect]").text_content().unwrap();
+        text.contains("\"role\": \"user\"") && !text.contains("aaaa")
+    })
+    .await;
     let request = one(&el, "[data-testid=inspect]").text_content().unwrap();
-    assert!(!request.contains("aaaa"), "u1 is dropped at 60: {request}");
+    assert!(settled, "u1 is dropped at 60: {request}");
     assert!(request.contains("cccc"));
     // The token view draws one span per token.
     let tokens_tab = all(&el, ".inspect-bar .tab").into_iter().find(|t| t.text_content().unwrap() == "Tokens").unwrap();
     click(&tokens_tab);
     tick().await;
-    assert_eq!(all(&el, "[data-testid=kept-tokens] .tok").len(), 10 + 20 + 10 + 10);
+    assert_eq!(all(&el, "[data-testid=kept-token-view] .tok").len(), 10 + 20 + 10 + 10);
     // The parts view is `pep truncate`'s report.
     let parts_tab = all(&el, ".inspect-bar .tab").into_iter().find(|t| t.text_content().unwrap() == "Parts").unwrap();
     click(&parts_tab);

@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
+use crate::components::icons::Ico;
 use envelope::budget::{cache_curve, category_totals, mean_hit, truncate_report, turn_ends, TurnPoint};
 use envelope::export::to_pretty;
 use envelope::truncate::Limit;
 use leptos::prelude::*;
-use leptos_icons::Icon;
 
 use crate::browser;
 use crate::budget::{truncated_request, Budget, Counted, Counting};
@@ -84,7 +84,13 @@ fn BudgetView(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
                 </div>
             }
             .into_any(),
-            Err(e) => view! { <p class="notice error" data-testid="budget-error">{e.to_string()}</p> }.into_any(),
+            Err(e) => view! {
+                <div class="budget-summary" data-testid="budget-summary">
+                    <div><span class="label">"Before"</span><strong>{fmt_int(total)}</strong></div>
+                    <div><span class="label">"Limit"</span><strong>{fmt_int(limit.get())}</strong></div>
+                </div>
+                <p class="notice error" data-testid="budget-error">{e.to_string()}</p>
+            }.into_any(),
         })
     };
     let estimate = counted.parts.iter().any(|p| p.estimate);
@@ -274,15 +280,21 @@ fn Inspect(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
     let budget = Budget::expect();
     let view_sel = RwSignal::new(View::Json);
     let status = RwSignal::new(None::<String>);
-    let kept = move || match budget.plan.get() {
+    // These views follow the settled limit: dragging the slider does not
+    // rebuild a large request on every step.
+    let kept = move || match budget.settled_plan.get() {
         Some(Ok(p)) => Some(p.kept),
         _ => None,
     };
     let request_text = {
         let (doc, counted) = (doc.clone(), counted.clone());
         Memo::new(move |_| {
-            let _ = budget.settled.get();
-            kept().map(|k| to_pretty(&truncated_request(&doc, &doc.contributions, &counted, &k)))
+            budget.settled_plan.with(|p| match p {
+                Some(Ok(p)) => {
+                    Some(Arc::<str>::from(to_pretty(&truncated_request(&doc, &doc.contributions, &counted, &p.kept))))
+                }
+                _ => None,
+            })
         })
     };
     let copy = move |_| {
@@ -315,24 +327,24 @@ fn Inspect(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
         match (view_sel.get(), k) {
             (_, None) => view! { <p class="muted">"No plan: the limit cannot be met."</p> }.into_any(),
             (View::Json, Some(_)) => match request_text.get() {
-                Some(t) => view! { <JsonView text=Arc::new(t)/> }.into_any(),
+                Some(t) => view! { <JsonView text=t/> }.into_any(),
                 None => ().into_any(),
             },
             (View::Messages, Some(_)) => {
-                let t = request_text.get().unwrap_or_default();
+                let t = request_text.get().unwrap_or_else(|| Arc::from(""));
                 let messages = serde_json::from_str::<serde_json::Value>(&t)
                     .ok()
                     .and_then(|v| v.get("messages").cloned())
                     .map(|m| to_pretty(&m))
                     .unwrap_or_default();
-                view! { <JsonView text=Arc::new(messages)/> }.into_any()
+                view! { <JsonView text=messages/> }.into_any()
             }
             (View::Parts, Some(_)) => {
-                let report = match budget.plan.get() {
+                let report = match budget.settled_plan.get() {
                     Some(Ok(p)) => to_pretty(&truncate_report(&counted.parts, &p)),
                     _ => String::new(),
                 };
-                view! { <JsonView text=Arc::new(report)/> }.into_any()
+                view! { <JsonView text=report/> }.into_any()
             }
             (View::String, Some(k)) => view! { <KeptString counted=counted.clone() kept=k/> }.into_any(),
             (View::Tokens, Some(k)) => view! { <KeptTokens counted=counted.clone() kept=k/> }.into_any(),
@@ -350,8 +362,8 @@ fn Inspect(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
                     {tab(View::Parts, "Parts")}
                 </div>
                 <div class="actions">
-                    <button type="button" class="btn small" data-testid="copy-truncated" on:click=copy><Icon icon=icondata::LuCopy/>" Copy"</button>
-                    <button type="button" class="btn small" data-testid="download-truncated" on:click=download><Icon icon=icondata::LuDownload/>" Download"</button>
+                    <button type="button" class="btn small" data-testid="copy-truncated" on:click=copy><Ico name="copy"/>" Copy"</button>
+                    <button type="button" class="btn small" data-testid="download-truncated" on:click=download><Ico name="download"/>" Download"</button>
                 </div>
             </div>
             {move || status.get().map(|s| view! { <p class="status" role="status">{s}</p> })}
@@ -430,7 +442,7 @@ fn KeptTokens(counted: Arc<Counted>, kept: Vec<bool>) -> impl IntoView {
     }
     view! {
         <p class="muted small">{format!("{} tokens; hover a token for its id.", fmt_int(total as u64))}</p>
-        <pre class="kept-tokens" data-testid="kept-tokens">{spans}</pre>
+        <pre class="kept-tokens" data-testid="kept-token-view">{spans}</pre>
         {(total > SHOW_TOKENS).then(|| view! { <p class="muted">{format!("First {} tokens shown.", fmt_int(SHOW_TOKENS as u64))}</p> })}
     }
 }

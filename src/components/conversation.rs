@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
+use crate::components::icons::Ico;
 use envelope::calls::At;
 use envelope::{Message, Role};
 use leptos::html;
 use leptos::prelude::*;
-use leptos_icons::Icon;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -18,18 +18,30 @@ use crate::components::segments::SegmentView;
 use crate::doc::Doc;
 use crate::state::{Expansion, MessageOrder, Order};
 
-/// Messages rendered at first, and per batch after (bounded by segments).
-const BATCH_MESSAGES: usize = 60;
-const BATCH_SEGMENTS: usize = 400;
+/// The first screen: rendered at once.
+const FIRST: Batch = Batch { messages: 12, segments: 80 };
+/// Rendered in the background after the first screen, one batch per task
+/// (short tasks: the page stays responsive), up to `BACKGROUND_SEGMENTS`.
+const BACKGROUND: Batch = Batch { messages: 20, segments: 150 };
+const BACKGROUND_SEGMENTS: usize = 3_000;
+/// Rendered per "Show more" (or when the end of the list comes near).
+const ON_DEMAND: Batch = Batch { messages: 60, segments: 400 };
 
-/// How many messages from `start` make one batch.
-pub fn batch_end(messages: &[Message], start: usize) -> usize {
+/// A batch of messages, bounded by messages and by segments.
+#[derive(Clone, Copy)]
+pub struct Batch {
+    pub messages: usize,
+    pub segments: usize,
+}
+
+/// Where the batch of messages starting at `start` ends.
+pub fn batch_end(messages: &[Message], start: usize, batch: Batch) -> usize {
     let mut segs = 0;
     let mut end = start;
-    while end < messages.len() && end - start < BATCH_MESSAGES {
+    while end < messages.len() && end - start < batch.messages {
         segs += messages[end].segments.len().max(1);
         end += 1;
-        if segs >= BATCH_SEGMENTS {
+        if segs >= batch.segments {
             break;
         }
     }
@@ -42,16 +54,32 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
     provide_context(CurrentDoc(doc.clone()));
     let expansion = Expansion::expect_or_new();
     let total = doc.envelope.messages.len();
-    let shown = RwSignal::new(batch_end(&doc.envelope.messages, 0));
+    let shown = RwSignal::new(batch_end(&doc.envelope.messages, 0, FIRST));
     let more = {
         let doc = doc.clone();
         move || {
             let now = shown.get_untracked();
             if now < total {
-                shown.set(batch_end(&doc.envelope.messages, now));
+                shown.set(batch_end(&doc.envelope.messages, now, ON_DEMAND));
             }
         }
     };
+    {
+        let doc = doc.clone();
+        leptos::task::spawn_local(async move {
+            let messages = &doc.envelope.messages;
+            loop {
+                browser::sleep(0).await;
+                // Stops when the conversation is gone (another document).
+                let Some(now) = shown.try_get_untracked() else { break };
+                let rendered: usize = messages[..now].iter().map(|m| m.segments.len()).sum();
+                if now >= total || rendered >= BACKGROUND_SEGMENTS {
+                    break;
+                }
+                shown.try_set(batch_end(messages, now, BACKGROUND));
+            }
+        });
+    }
     let sentinel = NodeRef::<html::Div>::new();
     observe_near_viewport(sentinel, more.clone());
     let doc_for_list = doc.clone();
@@ -61,10 +89,10 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
             <div class="conv-tools">
                 <span class="muted">{format!("{total} messages · {} segments", doc.segment_count())}</span>
                 <button type="button" class="btn small" on:click=move |_| expansion.order(expansion.global, true)>
-                    <Icon icon=icondata::LuChevronsUpDown/>" Expand all"
+                    <Ico name="chevrons-up-down"/>" Expand all"
                 </button>
                 <button type="button" class="btn small" on:click=move |_| expansion.order(expansion.global, false)>
-                    <Icon icon=icondata::LuChevronsDownUp/>" Collapse all"
+                    <Ico name="chevrons-down-up"/>" Collapse all"
                 </button>
             </div>
             <ol class="messages">
@@ -141,19 +169,19 @@ fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
         .collect();
     view! {
         <section class="session-bar" aria-label="Session variables">
-            <span class="session-label"><Icon icon=icondata::LuVariable/>" Variables"</span>
+            <span class="session-label"><Ico name="variable"/>" Variables"</span>
             <ul class="chips">{chips}</ul>
         </section>
     }
     .into_any()
 }
 
-fn role_icon(role: Role) -> icondata::Icon {
+fn role_icon(role: Role) -> &'static str {
     match role {
-        Role::System => icondata::LuCog,
-        Role::User => icondata::LuUser,
-        Role::Assistant => icondata::LuBot,
-        Role::Tool => icondata::LuHammer,
+        Role::System => "cog",
+        Role::User => "user",
+        Role::Assistant => "bot",
+        Role::Tool => "hammer",
     }
 }
 
@@ -197,7 +225,7 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
     view! {
         <li class=format!("msg role-{role}") class:dropped=move || dropped().is_some() data-role=role data-message-id=m.id.clone()>
             <header class="msg-head">
-                <span class="role"><Icon icon=role_icon(m.role)/>" "{role}</span>
+                <span class="role"><Ico name=role_icon(m.role)/>" "{role}</span>
                 <time class="muted">{browser::format_time(m.timestamp_ms())}</time>
                 <span class="msg-id muted" title="Message id">{m.id.clone()}</span>
                 {m.truncation_priority.map(|p| view! { <span class="badge" title="truncationPriority">{format!("priority {p}")}</span> })}

@@ -1,8 +1,8 @@
 //! Getting documents in: "Open…", drag and drop, "Paste…"; and telling the
 //! user what went wrong (load errors with paths, warnings, notices).
 
+use crate::components::icons::Ico;
 use leptos::prelude::*;
-use leptos_icons::Icon;
 use leptos_router::hooks::use_navigate;
 use wasm_bindgen::JsCast;
 
@@ -53,7 +53,7 @@ pub fn OpenButton() -> impl IntoView {
     };
     view! {
         <label class="btn" title="Open an envelope JSON file">
-            <Icon icon=icondata::LuFolderOpen/>" Open…"
+            <Ico name="folder-open"/>" Open…"
             <input type="file" accept=".json,application/json" class="visually-hidden" data-testid="open-file"
                 on:change=on_change/>
         </label>
@@ -89,7 +89,7 @@ pub fn PasteButton() -> impl IntoView {
     };
     view! {
         <button type="button" class="btn" aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
-            <Icon icon=icondata::LuClipboardPaste/>" Paste…"
+            <Ico name="clipboard-paste"/>" Paste…"
         </button>
         <Show when=move || open.get()>
             <div class="paste-dialog" role="dialog" aria-label="Paste an envelope">
@@ -116,7 +116,7 @@ pub fn LoadErrors() -> impl IntoView {
             view! {
                 <section class="notice error" data-testid="load-errors" role="alert">
                     <header>
-                        <Icon icon=icondata::LuTriangleAlert/>
+                        <Ico name="triangle-alert"/>
                         <strong>{format!(" {} could not be loaded: {n} error{}", f.source, if n == 1 { "" } else { "s" })}</strong>
                         <button type="button" class="link" on:click=move |_| session.load_failure.set(None)>"Dismiss"</button>
                     </header>
@@ -148,7 +148,7 @@ pub fn Warnings() -> impl IntoView {
         Some(view! {
             <details class="notice warn" data-testid="warnings">
                 <summary>
-                    <Icon icon=icondata::LuInfo/>
+                    <Ico name="info"/>
                     {format!(" {n} warning{} — the document loads, but:", if n == 1 { "" } else { "s" })}
                     <button type="button" class="link" on:click=move |ev| { ev.prevent_default(); session.warnings_dismissed.set(true) }>"Dismiss"</button>
                 </summary>

@@ -2,8 +2,8 @@
 //! `aria-expanded`; its first state comes from the document, later states
 //! from the user, the message's or the global "expand/collapse all".
 
+use crate::components::icons::Ico;
 use leptos::prelude::*;
-use leptos_icons::Icon;
 
 use crate::state::{Expansion, MessageOrder, Order};
 
@@ -60,7 +60,7 @@ pub fn Collapsible(
     #[prop(default = None)]
     subtitle: Option<String>,
     /// Icon before the heading.
-    icon: icondata::Icon,
+    icon: &'static str,
     /// Colour mark: `grey`, `purple`, `green`, `orange`, `blue`.
     tone: &'static str,
     /// The body.
@@ -71,8 +71,8 @@ pub fn Collapsible(
     view! {
         <div class=format!("panel tone-{tone}") class:open=move || is_open.get()>
             <button type="button" class="panel-head" aria-expanded=toggle.aria() on:click=move |_| toggle.flip()>
-                <span class="chev" aria-hidden="true"><Icon icon=icondata::LuChevronRight/></span>
-                <span class="panel-icon" aria-hidden="true"><Icon icon=icon/></span>
+                <span class="chev" aria-hidden="true"><Ico name="chevron-right"/></span>
+                <span class="panel-icon" aria-hidden="true"><Ico name=icon/></span>
                 <span class="panel-titles">
                     <span class="panel-title">{title}</span>
                     {subtitle.map(|s| view! { <span class="panel-sub">{s}</span> })}

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
+use crate::components::icons::Ico;
 use envelope::jsonview::line_ranges;
 use leptos::html;
 use leptos::prelude::*;
-use leptos_icons::Icon;
 
 use crate::browser;
 use crate::components::budget::BudgetPanel;
@@ -25,11 +25,29 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
     let prefs = Prefs::expect();
     let tab = prefs.tab;
     let status = RwSignal::new(None::<(bool, String)>);
+    // A large document shows its conversation first; the JSON follows a
+    // moment later rather than lengthening the first screen.
+    let ready = RwSignal::new(false);
+    Effect::new(move |_| {
+        let large = doc.with(|d| d.as_ref().is_some_and(|d| d.is_large()));
+        if !large {
+            ready.set(true);
+            return;
+        }
+        ready.set(false);
+        let later = wasm_bindgen::closure::Closure::once_into_js(move || {
+            ready.try_set(true);
+        });
+        if let Some(w) = web_sys::window() {
+            let _ = w
+                .set_timeout_with_callback_and_timeout_and_arguments_0(wasm_bindgen::JsCast::unchecked_ref(&later), 50);
+        }
+    });
     let text = move || {
         doc.with(|d| {
             d.as_ref().map(|d| match tab.get() {
-                Tab::Raw => d.raw_text.clone(),
-                _ => d.openai_text.clone(),
+                Tab::Raw => d.raw_text(),
+                _ => d.openai_text(),
             })
         })
     };
@@ -78,10 +96,10 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                 <Show when=move || tab.get() != Tab::Budget>
                     <div class="actions">
                         <button type="button" class="btn" data-testid="copy-json" on:click=copy>
-                            <Icon icon=icondata::LuCopy/>" Copy"
+                            <Ico name="copy"/>" Copy"
                         </button>
                         <button type="button" class="btn" data-testid="download-json" on:click=download>
-                            <Icon icon=icondata::LuDownload/>" Download"
+                            <Ico name="download"/>" Download"
                         </button>
                     </div>
                 </Show>
@@ -91,8 +109,9 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             })}
             {move || match tab.get() {
                 Tab::Budget => view! { <BudgetPanel doc/> }.into_any(),
+                _ if !ready.get() => view! { <p class="muted pad">"Preparing the JSON…"</p> }.into_any(),
                 _ => match text() {
-                    Some(t) => view! { <JsonView text=Arc::new(t)/> }.into_any(),
+                    Some(t) => view! { <JsonView text=t/> }.into_any(),
                     None => view! { <p class="muted pad">"No document."</p> }.into_any(),
                 },
             }}
@@ -102,7 +121,7 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
 
 /// Pretty JSON, coloured; long texts render only the lines on screen.
 #[component]
-pub fn JsonView(text: Arc<String>) -> impl IntoView {
+pub fn JsonView(#[prop(into)] text: Arc<str>) -> impl IntoView {
     let lines = Arc::new(line_ranges(&text));
     let n = lines.len();
     if n <= VIRTUAL_FROM_LINES {

@@ -254,7 +254,9 @@ mod tests {
         assert_eq!(priorities, [0, 0, 5, 1, 1]);
         assert_eq!(
             t[0].strings,
-            [r#"[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object","properties":{}}}}]"#]
+            [
+                r#"[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object","properties":{}}}}]"#
+            ]
         );
     }
 

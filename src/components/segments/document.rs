@@ -1,6 +1,6 @@
+use crate::components::icons::Ico;
 use envelope::Document;
 use leptos::prelude::*;
-use leptos_icons::Icon;
 
 use crate::components::panel::Toggle;
 use crate::components::rich::VarText;
@@ -21,24 +21,24 @@ pub fn human_size(bytes: u64) -> String {
 }
 
 /// The icon of a file by its MIME type.
-fn file_icon(mime: &str) -> icondata::Icon {
+fn file_icon(mime: &str) -> &'static str {
     let m = mime.to_ascii_lowercase();
     if m.starts_with("image/") {
-        icondata::LuFileImage
+        "file-image"
     } else if m.starts_with("audio/") {
-        icondata::LuFileAudio
+        "file-audio"
     } else if m.starts_with("video/") {
-        icondata::LuFileVideo
+        "file-video"
     } else if m.contains("spreadsheet") || m.contains("csv") || m.contains("excel") {
-        icondata::LuFileSpreadsheet
+        "file-spreadsheet"
     } else if m.contains("zip") || m.contains("tar") || m.contains("compressed") {
-        icondata::LuFileArchive
+        "file-archive"
     } else if m.contains("json") || m.contains("javascript") || m.contains("xml") || m.contains("x-") {
-        icondata::LuFileCode
+        "file-code"
     } else if m.starts_with("text/") || m.contains("pdf") || m.contains("word") || m.contains("document") {
-        icondata::LuFileText
+        "file-text"
     } else {
-        icondata::LuFile
+        "file"
     }
 }
 
@@ -53,7 +53,7 @@ pub fn DocumentSegment(segment: Document) -> impl IntoView {
     view! {
         <div class="seg seg-doc" data-kind="document">
             <div class="doc-card">
-                <span class="doc-icon" aria-hidden="true"><Icon icon=file_icon(&segment.mime_type) width="2em" height="2em"/></span>
+                <span class="doc-icon" aria-hidden="true"><Ico name=file_icon(&segment.mime_type) size="2em"/></span>
                 <div class="doc-meta">
                     <div class="doc-name">{segment.file_name.clone()}</div>
                     <div class="doc-sub">

@@ -1,6 +1,6 @@
+use crate::components::icons::Ico;
 use envelope::{Media, MediaType};
 use leptos::prelude::*;
-use leptos_icons::Icon;
 
 /// Whether a URL may be a `src` here: http(s), or `data:image/…` for images.
 pub fn src_allowed(media_type: MediaType, url: &str) -> bool {
@@ -18,9 +18,9 @@ pub fn MediaSegment(segment: Media) -> impl IntoView {
     let Media { media_type, url, alt_text } = segment;
     let alt = alt_text.clone().unwrap_or_default();
     let icon = match media_type {
-        MediaType::Image => icondata::LuImageOff,
-        MediaType::Audio => icondata::LuMusic,
-        MediaType::Video => icondata::LuVideo,
+        MediaType::Image => "image-off",
+        MediaType::Audio => "music",
+        MediaType::Video => "video",
     };
     let allowed = src_allowed(media_type, &url);
     let card = {
@@ -28,7 +28,7 @@ pub fn MediaSegment(segment: Media) -> impl IntoView {
         move || {
             view! {
                 <div class="media-card">
-                    <Icon icon=icon width="1.6em" height="1.6em"/>
+                    <Ico name=icon size="1.6em"/>
                     <div>
                         <div class="media-type">{media_type.as_str()}</div>
                         <div class="media-url">{url.clone()}</div>

@@ -13,7 +13,7 @@ pub fn MemorySegment(segment: Memory) -> impl IntoView {
     let items = segment.items;
     view! {
         <div class="seg seg-memory" data-kind="memory">
-            <Collapsible open=!segment.collapsed title="Memory" subtitle badge icon=icondata::LuBrain tone="purple">
+            <Collapsible open=!segment.collapsed title="Memory" subtitle badge icon="brain" tone="purple">
                 <dl class="memory-list">
                     {items
                         .iter()

@@ -14,7 +14,7 @@ pub fn SkillsSegment(segment: Skills) -> impl IntoView {
     let items = segment.items;
     view! {
         <div class="seg seg-skills" data-kind="skills">
-            <Collapsible open=!segment.collapsed title="Skills" subtitle badge icon=icondata::LuSparkles tone="green">
+            <Collapsible open=!segment.collapsed title="Skills" subtitle badge icon="sparkles" tone="green">
                 <ul class="skill-list">
                     {items.iter().map(|s| view! { <SkillRow skill=s.clone()/> }).collect::<Vec<_>>()}
                 </ul>

@@ -1,6 +1,6 @@
+use crate::components::icons::Ico;
 use envelope::StaticVar;
 use leptos::prelude::*;
-use leptos_icons::Icon;
 
 /// Where a template variable is defined. Its value lives in the session
 /// bar; in the bubble a small marker says the message defines it.
@@ -9,7 +9,7 @@ pub fn StaticVarSegment(segment: StaticVar) -> impl IntoView {
     let title = segment.description.clone().unwrap_or_else(|| "Template variable".into());
     view! {
         <div class="seg seg-var" data-kind="static_var" title=title>
-            <Icon icon=icondata::LuVariable/>
+            <Ico name="variable"/>
             <span class="var-def">
                 "defines "<code>{format!("{{{{{}}}}}", segment.name)}</code>" = "
                 <span class="var-value">{segment.value}</span>

@@ -12,7 +12,7 @@ pub fn SystemPromptSegment(segment: SystemPrompt) -> impl IntoView {
     let content = segment.content;
     view! {
         <div class="seg seg-system" data-kind="system_prompt">
-            <Collapsible open=!segment.collapsed title="System prompt" badge icon=icondata::LuCog tone="grey">
+            <Collapsible open=!segment.collapsed title="System prompt" badge icon="cog" tone="grey">
                 <Markdown source=content.clone()/>
             </Collapsible>
         </div>

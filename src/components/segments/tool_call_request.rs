@@ -1,7 +1,7 @@
+use crate::components::icons::Ico;
 use envelope::calls::At;
 use envelope::ToolCallRequest;
 use leptos::prelude::*;
-use leptos_icons::Icon;
 use serde_json::Value;
 
 use crate::components::panel::{MoreButton, Toggle};
@@ -24,7 +24,7 @@ pub fn ToolCallRequestSegment(segment: ToolCallRequest, at: At) -> impl IntoView
     view! {
         <div class="seg seg-call" data-kind="tool_call_request">
             <button type="button" class="call-head" aria-expanded=toggle.aria() on:click=move |_| toggle.flip()>
-                <Icon icon=icondata::LuTerminal/>
+                <Ico name="terminal"/>
                 <span class="call-tool">{segment.tool_name.clone()}</span>
                 <span class="call-id" title="Call id in the export">{id}</span>
                 <span class="badge">{if n == 1 { "1 argument".to_string() } else { format!("{n} arguments") }}</span>

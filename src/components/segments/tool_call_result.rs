@@ -1,7 +1,7 @@
+use crate::components::icons::Ico;
 use envelope::calls::At;
 use envelope::ToolCallResult;
 use leptos::prelude::*;
-use leptos_icons::Icon;
 
 use crate::components::panel::Toggle;
 use crate::components::rich::CurrentDoc;
@@ -21,9 +21,9 @@ pub fn ToolCallResultSegment(segment: ToolCallResult, at: At) -> impl IntoView {
         <div class="seg seg-result" class:ok=ok class:fail=!ok data-kind="tool_call_result">
             <button type="button" class="result-head" aria-expanded=toggle.aria() on:click=move |_| toggle.flip()>
                 {if ok {
-                    view! { <Icon icon=icondata::LuCircleCheck/> }.into_any()
+                    view! { <Ico name="circle-check"/> }.into_any()
                 } else {
-                    view! { <Icon icon=icondata::LuCircleX/> }.into_any()
+                    view! { <Ico name="circle-x"/> }.into_any()
                 }}
                 <span class="result-status">{if ok { "Success" } else { "Failed" }}</span>
                 <span class="result-tool">{segment.tool_name.clone()}</span>

@@ -13,7 +13,7 @@ pub fn ToolOverviewSegment(segment: ToolOverview) -> impl IntoView {
     let items = segment.items;
     view! {
         <div class="seg seg-tools" data-kind="tool_overview">
-            <Collapsible open=!segment.collapsed title="Tools" badge icon=icondata::LuWrench tone="orange">
+            <Collapsible open=!segment.collapsed title="Tools" badge icon="wrench" tone="orange">
                 <ul class="tool-list">
                     {items.iter().map(|t| view! { <ToolRow tool=t.clone()/> }).collect::<Vec<_>>()}
                 </ul>
