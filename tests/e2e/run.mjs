@@ -183,9 +183,15 @@ test('a loaded document survives a reload; corrupt storage is reported, not fata
   await page.waitForURL(`${BASE}/doc`);
   await page.locator('[data-message-id="mine-u1"]').waitFor();
   await page.getByTestId('tab-raw').click();
+  const theme = async () => page.evaluate(() => document.documentElement.dataset.theme || null);
+  assert.equal(await theme(), null, 'the theme follows the system until toggled');
+  await page.getByRole('button', { name: 'Toggle theme' }).click();
+  assert.equal(await theme(), 'dark', 'light system → dark');
   await page.reload();
   await page.locator('[data-message-id="mine-u1"]').waitFor();
   assert.equal(await page.getByTestId('tab-raw').getAttribute('aria-selected'), 'true', 'the tab preference persists');
+  assert.equal(await theme(), 'dark', 'the theme persists');
+  assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(15, 19, 26)', 'dark colours apply');
   // Corrupt both keys: the app starts with defaults and says so.
   await page.evaluate(() => { localStorage.setItem('pep/v1/document', '{not json'); localStorage.setItem('pep/v1/prefs', '[1,2'); });
   await page.goto(`${BASE}/`);
