@@ -1,6 +1,7 @@
 //! Getting documents in: "Open…", drag and drop, "Paste…"; and telling the
 //! user what went wrong (load errors with paths, warnings, notices).
 
+use crate::components::count;
 use crate::components::icons::Ico;
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
@@ -117,7 +118,7 @@ pub fn LoadErrors() -> impl IntoView {
                 <section class="notice error" data-testid="load-errors" role="alert">
                     <header>
                         <Ico name="triangle-alert"/>
-                        <strong>{format!(" {} could not be loaded: {n} error{}", f.source, if n == 1 { "" } else { "s" })}</strong>
+                        <strong>{format!(" {} could not be loaded: {}", f.source, count(n, "error"))}</strong>
                         <button type="button" class="link" on:click=move |_| session.load_failure.set(None)>"Dismiss"</button>
                     </header>
                     <p class="muted">"The document on screen is unchanged."</p>
@@ -149,7 +150,7 @@ pub fn Warnings() -> impl IntoView {
             <details class="notice warn" data-testid="warnings">
                 <summary>
                     <Ico name="info"/>
-                    {format!(" {n} warning{} — the document loads, but:", if n == 1 { "" } else { "s" })}
+                    {format!(" {} — the document loads, but:", count(n, "warning"))}
                     <button type="button" class="link" on:click=move |ev| { ev.prevent_default(); session.warnings_dismissed.set(true) }>"Dismiss"</button>
                 </summary>
                 <ul class="diag-list">

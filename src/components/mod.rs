@@ -9,3 +9,22 @@ pub mod panel;
 pub mod protocol_panel;
 pub mod rich;
 pub mod segments;
+
+/// `1 item`, `3 items`: a count with its noun (plural by adding `s`).
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts() {
+        assert_eq!(super::count(0, "line"), "0 lines");
+        assert_eq!(super::count(1, "line"), "1 line");
+        assert_eq!(super::count(12, "error"), "12 errors");
+    }
+}

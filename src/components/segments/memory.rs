@@ -1,6 +1,7 @@
 use envelope::Memory;
 use leptos::prelude::*;
 
+use crate::components::count;
 use crate::components::panel::Collapsible;
 use crate::components::rich::VarText;
 
@@ -8,7 +9,7 @@ use crate::components::rich::VarText;
 #[component]
 pub fn MemorySegment(segment: Memory) -> impl IntoView {
     let n = segment.items.len();
-    let badge = if n == 1 { "1 item".to_string() } else { format!("{n} items") };
+    let badge = count(n, "item");
     let subtitle = segment.description.clone();
     let items = segment.items;
     view! {

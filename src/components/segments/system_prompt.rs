@@ -1,6 +1,7 @@
 use envelope::SystemPrompt;
 use leptos::prelude::*;
 
+use crate::components::count;
 use crate::components::panel::Collapsible;
 use crate::components::rich::Markdown;
 
@@ -8,7 +9,7 @@ use crate::components::rich::Markdown;
 #[component]
 pub fn SystemPromptSegment(segment: SystemPrompt) -> impl IntoView {
     let lines = segment.content.lines().count().max(1);
-    let badge = if lines == 1 { "1 line".to_string() } else { format!("{lines} lines") };
+    let badge = count(lines, "line");
     let content = segment.content;
     view! {
         <div class="seg seg-system" data-kind="system_prompt">

@@ -1,3 +1,4 @@
+use crate::components::count;
 use crate::components::icons::Ico;
 use envelope::calls::At;
 use envelope::ToolCallRequest;
@@ -27,7 +28,7 @@ pub fn ToolCallRequestSegment(segment: ToolCallRequest, at: At) -> impl IntoView
                 <Ico name="terminal"/>
                 <span class="call-tool">{segment.tool_name.clone()}</span>
                 <span class="call-id" title="Call id in the export">{id}</span>
-                <span class="badge">{if n == 1 { "1 argument".to_string() } else { format!("{n} arguments") }}</span>
+                <span class="badge">{count(n, "argument")}</span>
                 {(answered == 0).then(|| view! { <span class="badge warn">"unanswered"</span> })}
             </button>
             {move || open.get().then(|| view! {

@@ -1,6 +1,7 @@
 use envelope::{ToolItem, ToolOverview};
 use leptos::prelude::*;
 
+use crate::components::count;
 use crate::components::panel::{Collapsible, Toggle};
 use crate::components::rich::{JsonBlock, VarText};
 
@@ -9,7 +10,7 @@ use crate::components::rich::{JsonBlock, VarText};
 #[component]
 pub fn ToolOverviewSegment(segment: ToolOverview) -> impl IntoView {
     let n = segment.items.len();
-    let badge = if n == 1 { "1 tool".to_string() } else { format!("{n} tools") };
+    let badge = count(n, "tool");
     let items = segment.items;
     view! {
         <div class="seg seg-tools" data-kind="tool_overview">
