@@ -436,7 +436,7 @@ fn mount_budget() -> (HtmlElement, impl Drop, Budget) {
         provide_context(budget);
         budget.counted(&doc, byte_counts(&doc));
         *slot2.lock().unwrap() = Some(budget);
-        view! { <Conversation doc=doc.clone()/> <BudgetPanel doc=signal/> }
+        view! { <Conversation doc=doc.clone()/> <BudgetPanel/> }
     });
     let budget = slot.lock().unwrap().take().unwrap();
     (el, handle, budget)
@@ -537,7 +537,7 @@ async fn a_missing_worker_is_reported_not_awaited_forever() {
         provide_context(Prefs::init(session));
         let signal = Signal::stored(Some(doc.clone()));
         provide_context(Budget::new(signal));
-        view! { <BudgetPanel doc=signal/> }
+        view! { <BudgetPanel/> }
     });
     // The test server has no worker script: counting must fail visibly.
     assert!(until(|| !all(&el, "[data-testid=budget-error]").is_empty()).await, "no error shown");

@@ -31,12 +31,11 @@ fn pct(x: f64) -> String {
     format!("{}%", (x * 100.0).round() as i64)
 }
 
-/// The Budget tab of the protocol panel.
+/// The Budget tab of the protocol panel (for the document of the [`Budget`] context).
 #[component]
-pub fn BudgetPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
+pub fn BudgetPanel() -> impl IntoView {
     let budget = Budget::expect();
     budget.ensure_counted();
-    let _ = doc;
     view! {
         <div class="budget" data-testid="budget">
             {move || match budget.counting.get() {
@@ -380,14 +379,12 @@ const SHOW_TOKENS: usize = 3_000;
 #[component]
 fn KeptString(counted: Arc<Counted>, kept: Vec<bool>) -> impl IntoView {
     let mut text = String::new();
-    for (i, t) in counted.texts.iter().enumerate().filter(|(i, _)| kept.get(*i).copied().unwrap_or(true)) {
-        let _ = i;
-        for s in &t.strings {
-            if !text.is_empty() {
-                text.push_str("\n\n");
-            }
-            text.push_str(s);
+    let kept_texts = counted.texts.iter().enumerate().filter(|(i, _)| kept.get(*i).copied().unwrap_or(true));
+    for s in kept_texts.flat_map(|(_, t)| &t.strings) {
+        if !text.is_empty() {
+            text.push_str("\n\n");
         }
+        text.push_str(s);
     }
     let n = text.chars().count();
     let shown: String = text.chars().take(SHOW_CHARS).collect();

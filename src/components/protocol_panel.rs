@@ -108,7 +108,7 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                 <div class="status" class:error=!ok role="status" data-testid="copy-status">{msg}</div>
             })}
             {move || match tab.get() {
-                Tab::Budget => view! { <BudgetPanel doc/> }.into_any(),
+                Tab::Budget => view! { <BudgetPanel/> }.into_any(),
                 _ if !ready.get() => view! { <p class="muted pad">"Preparing the JSON…"</p> }.into_any(),
                 _ => match text() {
                     Some(t) => view! { <JsonView text=t/> }.into_any(),
