@@ -35,7 +35,44 @@ pub struct MessagePieces {
     pub pieces: Vec<(usize, Piece)>,
 }
 
+/// A content part of a user message with images: a run of text (its
+/// pieces joined by `"\n\n"`) or an image.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ContentPart<'a> {
+    Text(String),
+    Image(&'a str),
+}
+
 impl MessagePieces {
+    /// Whether the message sends images (then its content is parts).
+    pub fn has_images(&self) -> bool {
+        self.pieces.iter().any(|(_, p)| matches!(p, Piece::Image { .. }))
+    }
+
+    /// The content parts in segment order: each run of text between images,
+    /// and each image.
+    pub fn content_parts(&self) -> Vec<ContentPart<'_>> {
+        let mut parts = Vec::new();
+        let mut run: Vec<&str> = Vec::new();
+        for (_, p) in &self.pieces {
+            match p {
+                Piece::Text(t) => run.push(t),
+                Piece::Image { url } => {
+                    if !run.is_empty() {
+                        parts.push(ContentPart::Text(run.join("\n\n")));
+                        run.clear();
+                    }
+                    parts.push(ContentPart::Image(url));
+                }
+                _ => {}
+            }
+        }
+        if !run.is_empty() {
+            parts.push(ContentPart::Text(run.join("\n\n")));
+        }
+        parts
+    }
+
     /// The message's text: its text pieces joined by `"\n\n"`.
     pub fn text(&self) -> String {
         let texts: Vec<&str> = self
@@ -115,8 +152,12 @@ fn tool_json(t: &ToolItem, vars: &Vars) -> Value {
 
 /// What every message and segment of `envelope` sends to the model.
 pub fn contributions(envelope: &Envelope) -> Contributions {
-    let vars = Vars::of(envelope);
-    let calls = Calls::pair(envelope);
+    contributions_with(envelope, &Vars::of(envelope), &Calls::pair(envelope))
+}
+
+/// [`contributions`] with the envelope's variables and call pairing already
+/// at hand (`Vars::of` and `Calls::pair` of the same envelope).
+pub fn contributions_with(envelope: &Envelope, vars: &Vars, calls: &Calls) -> Contributions {
     let mut tools = Vec::new();
     let mut messages = Vec::with_capacity(envelope.messages.len());
     let mut request_n = 0usize;
@@ -125,7 +166,7 @@ pub fn contributions(envelope: &Envelope) -> Contributions {
         for (sj, s) in m.segments.iter().enumerate() {
             let piece = match s {
                 Segment::ToolOverview(o) => {
-                    tools.extend(o.items.iter().map(|t| tool_json(t, &vars)));
+                    tools.extend(o.items.iter().map(|t| tool_json(t, vars)));
                     None
                 }
                 Segment::ToolCallRequest(r) => {
@@ -144,7 +185,7 @@ pub fn contributions(envelope: &Envelope) -> Contributions {
                 Segment::Media(md) if md.media_type == MediaType::Image && m.role == Role::User => {
                     Some(Piece::Image { url: md.url.clone() })
                 }
-                other => segment_text(other, &vars).map(Piece::Text),
+                other => segment_text(other, vars).map(Piece::Text),
             };
             if let Some(p) = piece {
                 pieces.push((sj, p));
@@ -195,26 +236,15 @@ pub fn message_json(m: &MessagePieces) -> Vec<Value> {
             }
             vec![Value::Object(obj)]
         }
-        Role::User if m.pieces.iter().any(|(_, p)| matches!(p, Piece::Image { .. })) => {
-            let mut parts: Vec<Value> = Vec::new();
-            let mut run: Vec<&str> = Vec::new();
-            let flush = |run: &mut Vec<&str>, parts: &mut Vec<Value>| {
-                if !run.is_empty() {
-                    parts.push(json!({"type": "text", "text": run.join("\n\n")}));
-                    run.clear();
-                }
-            };
-            for (_, p) in &m.pieces {
-                match p {
-                    Piece::Text(t) => run.push(t),
-                    Piece::Image { url } => {
-                        flush(&mut run, &mut parts);
-                        parts.push(json!({"type": "image_url", "image_url": {"url": url}}));
-                    }
-                    _ => {}
-                }
-            }
-            flush(&mut run, &mut parts);
+        Role::User if m.has_images() => {
+            let parts: Vec<Value> = m
+                .content_parts()
+                .into_iter()
+                .map(|c| match c {
+                    ContentPart::Text(text) => json!({"type": "text", "text": text}),
+                    ContentPart::Image(url) => json!({"type": "image_url", "image_url": {"url": url}}),
+                })
+                .collect();
             vec![json!({"role": role, "content": parts})]
         }
         Role::System | Role::User => {

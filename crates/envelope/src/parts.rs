@@ -11,7 +11,7 @@
 //! Counting itself is left to the caller (`count` below): the CLI counts in
 //! process, the web app in a worker, over the same strings.
 
-use crate::export::{Contributions, MessagePieces, Piece};
+use crate::export::{ContentPart, Contributions, MessagePieces, Piece};
 use crate::truncate::PartBudget;
 use crate::types::{Envelope, Role};
 
@@ -75,29 +75,22 @@ fn default_priority(role: Option<Role>) -> u64 {
 }
 
 fn message_strings(m: &MessagePieces) -> Vec<String> {
-    let mut out = Vec::new();
-    let has_images = m.pieces.iter().any(|(_, p)| matches!(p, Piece::Image { .. }));
-    if has_images {
-        let mut run: Vec<&str> = Vec::new();
-        for (_, p) in &m.pieces {
-            match p {
-                Piece::Text(t) => run.push(t),
-                Piece::Image { .. } if !run.is_empty() => {
-                    out.push(run.join("\n\n"));
-                    run.clear();
-                }
-                _ => {}
-            }
-        }
-        if !run.is_empty() {
-            out.push(run.join("\n\n"));
-        }
+    let mut out: Vec<String> = if m.has_images() {
+        m.content_parts()
+            .into_iter()
+            .filter_map(|c| match c {
+                ContentPart::Text(t) => Some(t),
+                ContentPart::Image(_) => None,
+            })
+            .collect()
     } else {
         let text = m.text();
-        if !text.is_empty() {
-            out.push(text);
+        if text.is_empty() {
+            vec![]
+        } else {
+            vec![text]
         }
-    }
+    };
     for (_, p) in &m.pieces {
         match p {
             Piece::Call { name, arguments, .. } => {
