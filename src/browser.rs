@@ -107,11 +107,6 @@ pub fn save<T: Serialize>(key: &str, value: &T) -> Result<(), String> {
     LocalStorage::set(key, value).map_err(|e| e.to_string())
 }
 
-pub fn remove(key: &str) {
-    use gloo_storage::{LocalStorage, Storage};
-    LocalStorage::delete(key);
-}
-
 /// Sets `data-theme` on the root element (`None`: follow the system).
 pub fn apply_theme(theme: Option<&str>) {
     let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) else {

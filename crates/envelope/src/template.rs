@@ -35,10 +35,6 @@ impl Vars {
         self.map.get(name).map(String::as_str)
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
-    }
-
     /// `text` with every known placeholder replaced.
     pub fn apply(&self, text: &str) -> String {
         if self.map.is_empty() || !text.contains("{{") {
