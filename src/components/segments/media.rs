@@ -1,13 +1,15 @@
 use crate::components::icons::Ico;
+use envelope::validate::media_url_ok;
 use envelope::{Media, MediaType};
 use leptos::prelude::*;
 
-/// Whether a URL may be a `src` here: http(s), or `data:image/…` for images.
+/// Whether a URL may be a `src` here: what validation allows (http(s), or
+/// `data:image/…` for images), except `data:` audio and video, which get an
+/// icon card rather than a player.
 pub fn src_allowed(media_type: MediaType, url: &str) -> bool {
-    let lower: String = url.trim_start().chars().take(12).collect::<String>().to_ascii_lowercase();
-    lower.starts_with("http://")
-        || lower.starts_with("https://")
-        || (media_type == MediaType::Image && lower.starts_with("data:image/"))
+    media_url_ok(media_type, url)
+        && (media_type == MediaType::Image
+            || !url.trim_start().get(..5).is_some_and(|s| s.eq_ignore_ascii_case("data:")))
 }
 
 /// Images as thumbnails (an icon card when they fail to load); audio and
