@@ -76,7 +76,9 @@ pub struct Doc {
 impl Doc {
     pub fn new(source: Source, loaded: Loaded) -> Arc<Doc> {
         let Loaded { envelope, raw, warnings } = loaded;
-        let contributions = export::contributions(&envelope);
+        let vars = Vars::of(&envelope);
+        let calls = Calls::pair(&envelope);
+        let contributions = export::contributions_with(&envelope, &vars, &calls);
         let mut var_defs: Vec<VarDef> = Vec::new();
         for m in &envelope.messages {
             for s in &m.segments {
@@ -96,8 +98,8 @@ impl Doc {
             raw,
             openai_text: OnceLock::new(),
             raw_text: OnceLock::new(),
-            vars: Vars::of(&envelope),
-            calls: Calls::pair(&envelope),
+            vars,
+            calls,
             var_defs,
             warnings,
             contributions,
