@@ -453,8 +453,10 @@ mod tests {
     fn url_ok(value: &str, image: bool) -> bool {
         let v: String =
             decode_entities(value).chars().filter(|c| *c > ' ' && *c != '\u{7f}').collect::<String>().to_lowercase();
+        // As the WHATWG URL parser reads it: a scheme starts with an ASCII letter, so `-:x` is a relative path.
         let has_scheme = v.find(':').is_some_and(|i| {
-            i > 0 && v[..i].chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            v.as_bytes()[0].is_ascii_alphabetic()
+                && v[..i].chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
         });
         if image {
             v.starts_with("http:") || v.starts_with("https:") || v.starts_with("data:image/")
@@ -529,6 +531,15 @@ mod tests {
             assert!(caught, "checker missed {bad}");
         }
         assert_safe("<p><a href=\"../x:y\" title=\"a &quot;b&quot;\">x</a></p>");
+        // Not a scheme for a browser (a scheme starts with a letter): a relative path, allowed.
+        assert_safe("<p><a href=\"-:\">r</a></p>");
+    }
+
+    #[test]
+    fn entity_colon_after_a_non_letter_stays_a_relative_link() {
+        // Found by proptest in CI: `-&#58;` decodes to `-:`, which the URL parser reads as a relative path.
+        let html = render("[r]: -&#58;\n*[r]: ");
+        assert!(html.contains("href=\"-:\""), "{html}");
     }
 
     fn render(src: &str) -> String {
