@@ -58,7 +58,7 @@ fn Frame(children: Children) -> impl IntoView {
             on:dragover=move |ev| { if drag_has_files(&ev) { ev.prevent_default(); dragging.set(true); } }
             on:dragleave=move |_| dragging.set(false)
             on:drop=move |ev| { dragging.set(false); drop(ev) }>
-            <div class="icon-sprite" aria-hidden="true"><IconSprite/></div>
+            <IconSprite/>
             <Header/>
             <div class="notices">
                 <Notices/>
@@ -143,29 +143,36 @@ fn DemoRoute() -> impl IntoView {
     }
 }
 
-/// Fetches a demo, then shows it.
+/// Shows a demo: in the first render when `index.html` has already fetched
+/// it (the usual case on a first visit), else once it arrives.
 #[component]
 fn DemoPage(letter: char) -> impl IntoView {
     let session = Session::expect();
     let failed = RwSignal::new(None::<String>);
     let loaded = RwSignal::new(None::<Arc<Doc>>);
-    leptos::task::spawn_local(async move {
-        match browser::fetch_text(&format!("/demos/{letter}.json")).await {
-            Ok(text) => match Doc::load(Source::Demo(letter), text.as_bytes()) {
-                Ok(doc) => {
-                    loaded.try_set(Some(doc.clone()));
-                    session.show(doc);
-                }
-                Err(errors) => {
-                    let list: Vec<String> = errors.iter().map(|d| d.to_string()).collect();
-                    failed.try_set(Some(format!("Demo {letter} is invalid: {}", list.join("; "))));
-                }
-            },
-            Err(e) => {
-                failed.try_set(Some(format!("Demo {letter} could not be fetched: {e}")));
+    let url = format!("/demos/{letter}.json");
+    let apply = move |fetched: Result<String, String>| match fetched {
+        Ok(text) => match Doc::load(Source::Demo(letter), text.as_bytes()) {
+            Ok(doc) => {
+                loaded.try_set(Some(doc.clone()));
+                session.show(doc);
             }
+            Err(errors) => {
+                let list: Vec<String> = errors.iter().map(|d| d.to_string()).collect();
+                failed.try_set(Some(format!("Demo {letter} is invalid: {}", list.join("; "))));
+            }
+        },
+        Err(e) => {
+            failed.try_set(Some(format!("Demo {letter} could not be fetched: {e}")));
         }
-    });
+    };
+    match browser::take_prefetched(&url) {
+        Some(browser::Prefetched::Ready(text)) => apply(Ok(text)),
+        Some(browser::Prefetched::Pending(promise)) => {
+            leptos::task::spawn_local(async move { apply(browser::await_prefetched(promise).await) })
+        }
+        None => leptos::task::spawn_local(async move { apply(browser::fetch_text(&url).await) }),
+    }
     view! {
         {move || failed.get().map(|e| view! { <p class="notice error pad">{e}</p> })}
         <Viewer doc=loaded/>

@@ -71,6 +71,38 @@ pub fn download_text(file_name: &str, text: &str, mime: &str) -> Result<(), Stri
     Ok(())
 }
 
+/// A text file `index.html` started fetching before the app loaded
+/// (`window.__pepPrefetch = {url, promise, text?}`): the demo of the address.
+pub enum Prefetched {
+    /// It has arrived: the first render can show the document directly.
+    Ready(String),
+    /// Still on its way: await this instead of fetching again.
+    Pending(js_sys::Promise),
+}
+
+/// Takes (once) the prefetched text of `url`, if `index.html` fetched it.
+pub fn take_prefetched(url: &str) -> Option<Prefetched> {
+    let w = web_sys::window()?;
+    let key = JsValue::from_str("__pepPrefetch");
+    let entry = js_sys::Reflect::get(&w, &key).ok().filter(|v| v.is_object())?;
+    let field = |name: &str| js_sys::Reflect::get(&entry, &JsValue::from_str(name)).ok();
+    if field("url")?.as_string().as_deref() != Some(url) {
+        return None;
+    }
+    js_sys::Reflect::delete_property(&w, &key).ok();
+    if let Some(text) = field("text").and_then(|t| t.as_string()) {
+        return Some(Prefetched::Ready(text));
+    }
+    field("promise").and_then(|p| p.dyn_into::<js_sys::Promise>().ok()).map(Prefetched::Pending)
+}
+
+/// Awaits a prefetch promise from `index.html` (it resolves to the text, or
+/// rejects with a message).
+pub async fn await_prefetched(promise: js_sys::Promise) -> Result<String, String> {
+    let text = JsFuture::from(promise).await.map_err(js_err)?;
+    text.as_string().ok_or_else(|| "not text".to_string())
+}
+
 /// Fetches a same-origin text file.
 pub async fn fetch_text(url: &str) -> Result<String, String> {
     let w = window()?;

@@ -1,9 +1,13 @@
 //! Icons (Lucide, from icondata). Each icon is defined once, as an SVG
 //! `<symbol>` in a hidden sprite at the top of the page, and used by
 //! reference: a page with thousands of icons parses no SVG markup per icon.
+//!
+//! The sprite is one string of markup built from icondata's constants and
+//! parsed by the browser in one `innerHTML`: no envelope string is ever in it.
+//! (Building it symbol by symbol with `leptos_icons::Symbol` cost about a
+//! third of the app's start-up: a template parse and clone per icon.)
 
 use leptos::prelude::*;
-use leptos_icons::Symbol;
 
 /// Every icon the app uses, by name.
 pub const ICONS: &[(&str, icondata::Icon)] = &[
@@ -42,10 +46,46 @@ pub const ICONS: &[(&str, icondata::Icon)] = &[
     ("wrench", icondata::LuWrench),
 ];
 
+/// The sprite's markup: an `<svg>` of one `<symbol id="i-NAME">` per icon.
+pub fn sprite_markup() -> String {
+    let mut out = String::with_capacity(16 * 1024);
+    out.push_str(r#"<svg xmlns="http://www.w3.org/2000/svg" style="display:none">"#);
+    for &(name, icon) in ICONS {
+        out.push_str(r#"<symbol id="i-"#);
+        out.push_str(name);
+        out.push('"');
+        let attrs = [
+            ("viewBox", icon.view_box),
+            ("x", icon.x),
+            ("y", icon.y),
+            ("style", icon.style),
+            ("stroke-linecap", icon.stroke_linecap),
+            ("stroke-linejoin", icon.stroke_linejoin),
+            ("stroke-width", icon.stroke_width),
+            ("stroke", icon.stroke),
+            ("fill", Some(icon.fill.unwrap_or("currentColor"))),
+        ];
+        for (key, value) in attrs {
+            if let Some(v) = value {
+                out.push(' ');
+                out.push_str(key);
+                out.push_str("=\"");
+                out.push_str(v);
+                out.push('"');
+            }
+        }
+        out.push('>');
+        out.push_str(icon.data);
+        out.push_str("</symbol>");
+    }
+    out.push_str("</svg>");
+    out
+}
+
 /// The sprite: render once, before any [`Ico`].
 #[component]
 pub fn IconSprite() -> impl IntoView {
-    ICONS.iter().map(|&(name, icon)| view! { <Symbol id=format!("i-{name}") icon/> }).collect::<Vec<_>>()
+    view! { <div class="icon-sprite" aria-hidden="true" inner_html=sprite_markup()></div> }
 }
 
 /// An icon from the sprite, 1em square unless `size` says otherwise.
@@ -67,6 +107,24 @@ pub fn Ico(
 #[cfg(test)]
 mod tests {
     use super::ICONS;
+
+    #[test]
+    fn sprite_attributes_are_plain_constants() {
+        // The markup is built by concatenation: no value may need escaping.
+        for &(name, icon) in ICONS {
+            assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "{name}");
+            for v in [icon.view_box, icon.x, icon.y, icon.style, icon.stroke_linecap, icon.stroke_linejoin]
+                .into_iter()
+                .chain([icon.stroke_width, icon.stroke, icon.fill])
+                .flatten()
+            {
+                assert!(!v.contains(['"', '<', '>', '&']), "{name}: {v}");
+            }
+        }
+        let m = super::sprite_markup();
+        assert_eq!(m.matches("<symbol ").count(), ICONS.len());
+        assert!(m.contains(r#"<symbol id="i-bot" viewBox="0 0 24 24""#), "{}", &m[..200]);
+    }
 
     #[test]
     fn names_are_unique() {

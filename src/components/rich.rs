@@ -1,6 +1,6 @@
-//! Text surfaces: Markdown (through the core's safe renderer, the only thing
-//! that goes into `inner_html`), plain text with highlighted variables, and
-//! coloured JSON.
+//! Text surfaces: Markdown (through the core's safe renderer, the only
+//! document text that goes into `inner_html`), plain text with highlighted
+//! variables, and coloured JSON.
 
 use std::sync::Arc;
 

@@ -86,6 +86,35 @@ test('every demo route renders each segment of its file', async (browser) => {
   await context.close();
 });
 
+test('a demo shows whether its prefetch from index.html is ready, late, failed or not used', async (browser) => {
+  const { context, page } = await newPage(browser);
+  // Late: the app starts before the demo's text arrives, and shows it when it does.
+  await page.route('**/demos/b.json', async (route) => {
+    const response = await route.fetch();
+    await new Promise((r) => setTimeout(r, 1500));
+    await route.fulfill({ response });
+  });
+  await page.goto(`${BASE}/demo/b`);
+  await page.locator('.pane.left').getByText('Loading…').waitFor();
+  await page.locator('[data-message-id]').first().waitFor();
+  assert.equal(await page.locator('[data-message-id]').count(), expectedKinds(join(root, 'demos', 'b.json')).messages);
+  // Failed: the error names the file and the status; the page stays usable.
+  await page.route('**/demos/c.json', (route) => route.fulfill({ status: 503, body: 'down' }));
+  await page.goto(`${BASE}/demo/c`);
+  await page.getByText('Demo c could not be fetched: /demos/c.json: HTTP 503').waitFor();
+  // Not used: the header's demo links switch demos in the page (the prefetch is for the address loaded).
+  await page.unroute('**/demos/c.json');
+  await page.goto(`${BASE}/demo/d`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.locator('a.demo-link', { hasText: 'C' }).click();
+  await page.waitForURL(`${BASE}/demo/c`);
+  await page.locator('.conversation [data-kind="skills"]').first().waitFor();
+  const prefetchLeft = await page.evaluate(() => window.__pepPrefetch);
+  assert.equal(prefetchLeft, undefined, 'the prefetch is taken once');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('/ shows demo A; unknown paths show a not-found view with a link home', async (browser) => {
   const { context, page } = await newPage(browser);
   await page.goto(`${BASE}/`);
