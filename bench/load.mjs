@@ -1,5 +1,5 @@
 // Budget 2: navigation start to the first `[data-kind]` element, for `/`
-// (demo A) and `/demo/f`, median of 5 loads each in a fresh context (no HTTP
+// (demo A) and `/demo/f`, median of 9 loads each in a fresh context (no HTTP
 // cache, no storage; the browser process itself stays up).
 // Budget 7b: opening the Budget tab on `/demo/f` to the first counts.
 import { BASE, freshPage, median, round, state } from './lib.mjs';
@@ -22,7 +22,7 @@ function watchFirstKind() {
 }
 
 async function oneLoad(browser, path) {
-  const { context, page } = await freshPage(browser);
+  const { context, page } = await freshPage(browser, { route: false });
   await context.addInitScript(watchFirstKind);
   await page.goto(`${BASE}${path}`);
   await page.waitForFunction(() => window.__firstKindFrame !== undefined, null, { timeout: 30000 });
@@ -50,7 +50,7 @@ async function oneLoad(browser, path) {
   return { ...t, errors };
 }
 
-export async function firstRender(results, browser, runs = 5) {
+export async function firstRender(results, browser, runs = 9) {
   // One load not counted: the browser's own first-use costs.
   await oneLoad(browser, '/');
   for (const [path, label] of [['/', 'demo A'], ['/demo/f', 'demo F']]) {

@@ -1,9 +1,14 @@
-// Ad-hoc: CPU profile (by function) of cold loads of a path, from navigation to the first [data-kind].
+// Ad-hoc: CPU profile by function of cold loads of a path (P, default /),
+// navigation to the first [data-kind], mean of 5 (after one warm-up).
+// Wants a dist whose app WASM keeps names (wasm-opt -g; scripts/bench.sh
+// --profile makes target/bench/prof-dist). GREP=pep_app filters the inclusive
+// list; TREE=<name> prints the call tree under it (MIN µs, default 1000).
+// Usage: node bench/profile-load.mjs target/bench/prof-dist
 import { join, resolve } from 'node:path';
 import { BASE, PORT, freshPage, launch, useServer } from './lib.mjs';
 import { startServer } from './serve.mjs';
 const dist = resolve(process.argv[2] || 'target/bench/prof-dist');
-const path = process.argv[3] || '/';
+const path = process.env.P || process.argv[3] || '/';
 const server = await startServer(dist, PORT, {});
 useServer(server);
 const browser = await launch();
@@ -67,4 +72,3 @@ console.log('inclusive:');
 for (const [k, us] of [...total].filter(([k]) => !process.env.GREP || k.includes(process.env.GREP)).sort((a, b) => b[1] - a[1]).slice(0, 70)) console.log(`${ms(us)}  ${k}`);
 await browser.close();
 server.close();
-// (tree mode) TREE=<function substring>: the call tree under the first match, frames ≥ 1 ms (last run only).

@@ -178,6 +178,24 @@ pub fn format_time(ms: f64) -> String {
     )
 }
 
+/// Resolves once the browser has painted the next frame (a task queued from
+/// `requestAnimationFrame`, so it runs after that frame, not before it).
+/// Background work that waits on this never delays a paint.
+pub async fn after_next_paint() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let Some(w) = web_sys::window() else { return };
+        let later = wasm_bindgen::closure::Closure::once_into_js(move || {
+            if let Some(w) = web_sys::window() {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+            }
+        });
+        if w.request_animation_frame(later.unchecked_ref()).is_err() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(later.unchecked_ref(), 0);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
 /// Resolves after `ms` milliseconds (yields to the browser: paint, input).
 pub async fn sleep(ms: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {

@@ -122,11 +122,6 @@ impl Doc {
         self.raw_text.get_or_init(|| export::to_pretty(&self.raw).into()).clone()
     }
 
-    /// Whether views should defer heavy work until the conversation is on screen.
-    pub fn is_large(&self) -> bool {
-        self.segment_count() > 2_000
-    }
-
     /// Reads `bytes` as a document.
     pub fn load(source: Source, bytes: &[u8]) -> Result<Arc<Doc>, Vec<Diagnostic>> {
         envelope::parse_bytes(bytes).map(|l| Doc::new(source, l))

@@ -294,7 +294,8 @@ async fn protocol_panel_switches_tabs() {
         let signal = Signal::stored(Some(doc.clone()));
         view! { <ProtocolPanel doc=signal/> }
     });
-    tick().await;
+    // The JSON follows the first paint of the page.
+    assert!(until(|| el.query_selector("[data-testid=protocol-json]").ok().flatten().is_some()).await);
     let text = |el: &Element| one(el, "[data-testid=protocol-json]").text_content().unwrap();
     assert_eq!(text(&el), expected_openai.trim_end_matches('\n').to_string() + "\n");
     assert_eq!(one(&el, "[data-testid=tab-openai]").get_attribute("aria-selected").unwrap(), "true");

@@ -19,8 +19,8 @@ use crate::doc::Doc;
 use crate::state::{Expansion, MessageOrder, Order};
 
 /// The first screen: rendered at once.
-const FIRST: Batch = Batch { messages: 12, segments: 80 };
-/// Rendered in the background after the first screen, one batch per task
+const FIRST: Batch = Batch { messages: 6, segments: 40 };
+/// Rendered in the background after the first screen, one batch per frame
 /// (short tasks: the page stays responsive), up to `BACKGROUND_SEGMENTS`.
 const BACKGROUND: Batch = Batch { messages: 20, segments: 150 };
 const BACKGROUND_SEGMENTS: usize = 3_000;
@@ -69,7 +69,9 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
         leptos::task::spawn_local(async move {
             let messages = &doc.envelope.messages;
             loop {
-                browser::sleep(0).await;
+                // One batch per frame, after the paint: the first screen
+                // shows before any of the rest is built.
+                browser::after_next_paint().await;
                 // Stops when the conversation is gone (another document).
                 let Some(now) = shown.try_get_untracked() else { break };
                 let rendered: usize = messages[..now].iter().map(|m| m.segments.len()).sum();

@@ -25,23 +25,17 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
     let prefs = Prefs::expect();
     let tab = prefs.tab;
     let status = RwSignal::new(None::<(bool, String)>);
-    // A large document shows its conversation first; the JSON follows a
-    // moment later rather than lengthening the first screen.
+    // The conversation paints first; the JSON follows one frame later
+    // rather than lengthening the first screen (for demo F, ~190 coloured
+    // lines and their layout; for a large document, far more).
     let ready = RwSignal::new(false);
     Effect::new(move |_| {
-        let large = doc.with(|d| d.as_ref().is_some_and(|d| d.is_large()));
-        if !large {
-            ready.set(true);
-            return;
-        }
+        doc.track();
         ready.set(false);
-        let later = wasm_bindgen::closure::Closure::once_into_js(move || {
+        leptos::task::spawn_local(async move {
+            browser::after_next_paint().await;
             ready.try_set(true);
         });
-        if let Some(w) = web_sys::window() {
-            let _ = w
-                .set_timeout_with_callback_and_timeout_and_arguments_0(wasm_bindgen::JsCast::unchecked_ref(&later), 50);
-        }
     });
     let text = move || {
         doc.with(|d| {
