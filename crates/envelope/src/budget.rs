@@ -203,6 +203,8 @@ pub fn truncate_report(parts: &[Part], plan: &Plan) -> serde_json::Value {
                 "priority": p.priority,
                 "tokens": p.tokens,
                 "kept": kept,
+                // §5: a part whose count includes images (85 tokens each) is an estimate.
+                "estimate": p.estimate,
             })
         })
         .collect();

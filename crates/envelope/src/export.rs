@@ -269,7 +269,9 @@ pub fn openai_request_filtered(
     keep_tools: bool,
 ) -> Value {
     let mut body = Map::new();
-    body.insert("model".into(), envelope.model.as_deref().unwrap_or(DEFAULT_MODEL).into());
+    // `envelope.model or "gpt-4o"`: an empty model is no model (as for `parsedContent`).
+    let model = envelope.model.as_deref().filter(|m| !m.is_empty()).unwrap_or(DEFAULT_MODEL);
+    body.insert("model".into(), model.into());
     let messages: Vec<Value> = c
         .messages
         .iter()

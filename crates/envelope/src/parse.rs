@@ -100,6 +100,11 @@ pub fn decode(raw: &Value) -> (Option<Envelope>, Vec<Diagnostic>) {
 pub struct Locator {
     messages: Vec<usize>,
     segments: Vec<Vec<usize>>,
+    /// Message ids that take part in the duplicate check though their message
+    /// is not in the model as written: `(position in the document, id)` of
+    /// messages that failed to decode, and `None` for decoded messages whose
+    /// own `id` failed (they carry an empty placeholder).
+    pub(crate) ids: Vec<(usize, Option<String>)>,
 }
 
 impl Locator {
@@ -108,12 +113,18 @@ impl Locator {
         Self {
             messages: (0..envelope.messages.len()).collect(),
             segments: envelope.messages.iter().map(|m| (0..m.segments.len()).collect()).collect(),
+            ids: Vec::new(),
         }
+    }
+
+    /// The position in the document of the decoded message `mi`.
+    pub fn position(&self, mi: usize) -> usize {
+        self.messages.get(mi).copied().unwrap_or(mi)
     }
 
     /// `messages[i]` for the decoded message `mi`.
     pub fn message(&self, mi: usize) -> String {
-        format!("messages[{}]", self.messages.get(mi).copied().unwrap_or(mi))
+        format!("messages[{}]", self.position(mi))
     }
 
     /// `messages[i].segments[j]` for the decoded segment `sj` of message `mi`.
@@ -281,7 +292,7 @@ impl Decoder {
         let messages = self.req(&o, "messages", Want::Array).and_then(Value::as_array).map(|list| {
             let mut out = Vec::with_capacity(list.len());
             for (i, m) in list.iter().enumerate() {
-                match self.message(m, &format!("messages[{i}]")) {
+                match self.message(m, i) {
                     Some(msg) => {
                         self.locator.messages.push(i);
                         out.push(msg);
@@ -291,10 +302,17 @@ impl Decoder {
             }
             out
         });
-        Some(Envelope { version: version?, model: model?, messages: messages? })
+        // A bad `version` or `model` is reported above; the messages are
+        // still checked, so that every error of the document is listed.
+        Some(Envelope {
+            version: version.unwrap_or_else(|| VERSION.to_string()),
+            model: model.flatten(),
+            messages: messages?,
+        })
     }
 
-    fn message(&mut self, v: &Value, path: &str) -> Option<Message> {
+    fn message(&mut self, v: &Value, index: usize) -> Option<Message> {
+        let path = &format!("messages[{index}]");
         let o = self.object(v, path, "a message")?;
         self.unknown_fields(&o, &["id", "role", "segments", "timestamp", "truncationPriority"], "a message");
         let id = self.string(&o, "id");
@@ -327,8 +345,24 @@ impl Decoder {
             }
             (out, positions)
         });
-        let (segments, positions) = segments?;
-        let message = Message { id: id?, role: role?, segments, timestamp: timestamp?, truncation_priority: priority? };
+        let (Some(role), Some((segments, positions))) = (role, segments) else {
+            // Without a role or segments the message cannot be checked; its id
+            // still counts for duplicates.
+            self.locator.ids.push((index, id));
+            return None;
+        };
+        // A bad id, timestamp or priority is reported above; the message is
+        // kept (with placeholders) so that its segments are checked too.
+        if id.is_none() {
+            self.locator.ids.push((index, None));
+        }
+        let message = Message {
+            id: id.unwrap_or_default(),
+            role,
+            segments,
+            timestamp: timestamp.unwrap_or_else(|| serde_json::Number::from(0)),
+            truncation_priority: priority.flatten(),
+        };
         self.locator.segments.push(positions);
         Some(message)
     }

@@ -6,8 +6,10 @@
 //! `items`, `minItems`/`maxItems`, `minLength`/`maxLength`,
 //! `minimum`/`maximum`/`exclusiveMinimum`/`exclusiveMaximum`, `anyOf`,
 //! `oneOf`, `allOf`, `not`, and local `$ref`s (`#/$defs/…`,
-//! `#/definitions/…`). Other keywords (`pattern`, `format`, …) are ignored,
-//! so a value is never flagged for them. A full validator crate would pull a
+//! `#/definitions/…`). Other keywords (`pattern`, `format`,
+//! `patternProperties`, …) are ignored, so a value is never flagged for them
+//! (with `patternProperties`, `additionalProperties` is not applied either).
+//! `enum` and `const` compare numbers by value. A full validator crate would pull a
 //! regex engine and URL handling into the web app's WASM for a warning; this
 //! one is a few hundred lines and never panics.
 
@@ -62,6 +64,22 @@ fn is_type(v: &Value, t: &str) -> bool {
             _ => false,
         },
         _ => true, // an unknown type name constrains nothing we understand
+    }
+}
+
+/// JSON Schema's equality (for `enum` and `const`): numbers by value
+/// (`1.0` equals `1`, `0.50` equals `0.5`), though the document keeps the
+/// text as written; objects regardless of key order.
+fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            x.to_string() == y.to_string() || matches!((x.as_f64(), y.as_f64()), (Some(p), Some(q)) if p == q)
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
     }
 }
 
@@ -121,13 +139,13 @@ impl<'a> Cx<'a> {
             }
         }
         if let Some(Value::Array(options)) = s.get("enum") {
-            if !options.contains(value) {
+            if !options.iter().any(|o| json_eq(o, value)) {
                 let list: Vec<String> = options.iter().map(Value::to_string).collect();
                 self.fail(path, format!("{} is not one of {}", describe(value), list.join(", ")));
             }
         }
         if let Some(c) = s.get("const") {
-            if c != value {
+            if !json_eq(c, value) {
                 self.fail(path, format!("expected {c}, found {}", describe(value)));
             }
         }
@@ -182,9 +200,13 @@ impl<'a> Cx<'a> {
             }
         }
         let props = s.get("properties").and_then(Value::as_object);
+        // `patternProperties` needs a regex engine: with it, which keys are
+        // "additional" is unknown, so `additionalProperties` is not applied.
+        let patterns = s.get("patternProperties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
         for (key, v) in obj {
             match props.and_then(|p| p.get(key)) {
                 Some(sub) => self.check(sub, v, &child(path, key), depth + 1),
+                None if patterns => {}
                 None => match s.get("additionalProperties") {
                     Some(Value::Bool(false)) => self.fail(path, format!("property `{key}` is not allowed")),
                     Some(sub @ Value::Object(_)) => self.check(sub, v, &child(path, key), depth + 1),
@@ -249,6 +271,26 @@ mod tests {
     fn valid_arguments_pass() {
         assert!(check(&weather(), &json!({"city": "Paris", "days": 3, "units": "metric"})).is_empty());
         assert!(check(&weather(), &json!({"city": "Paris", "days": 3.0})).is_empty(), "3.0 is an integer");
+    }
+
+    #[test]
+    fn enum_and_const_compare_numbers_by_value_and_pattern_keys_are_not_additional() {
+        // Numbers as written in a document (the text is kept: `1.0`, `0.50`).
+        let args: Value =
+            serde_json::from_str(r#"{"n": 1.0, "c": 0.50, "o": {"b": 2.0, "a": 1}, "x_a": "ok"}"#).unwrap();
+        let s = json!({
+            "type": "object",
+            "properties": {
+                "n": {"enum": [1, 2]},
+                "c": {"const": 0.5},
+                "o": {"const": {"a": 1, "b": 2}}
+            },
+            "patternProperties": {"^x_": {"type": "string"}},
+            "additionalProperties": false
+        });
+        assert_eq!(check(&s, &args), Vec::<String>::new());
+        let bad: Value = serde_json::from_str(r#"{"n": 1.5, "c": 0.51}"#).unwrap();
+        assert_eq!(check(&s, &bad), ["n: 1.5 is not one of 1, 2", "c: expected 0.5, found 0.51"]);
     }
 
     #[test]

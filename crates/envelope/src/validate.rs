@@ -44,15 +44,28 @@ pub fn openai_name_ok(name: &str) -> bool {
 }
 
 /// Whether a media URL's scheme is allowed (§3): http, https, or `data:`
-/// (`data:image/…` for images). Case-insensitive, as URL schemes are.
+/// (`data:image/…` for images). The scheme is read as a browser's URL parser
+/// reads it: leading and trailing C0 controls and spaces are ignored, tabs
+/// and newlines anywhere are dropped, and the scheme is ASCII letters, digits,
+/// `+ - .` up to the first `:`, in any case (so `HTTPS:x` and `https:x` pass,
+/// and `\u{a0}https://x`, which a browser reads as a relative path, does not).
 pub fn media_url_ok(media_type: MediaType, url: &str) -> bool {
-    let lower = url.trim_start().get(..12).unwrap_or(url.trim_start()).to_ascii_lowercase();
-    if lower.starts_with("http://") || lower.starts_with("https://") {
-        return true;
-    }
-    match media_type {
-        MediaType::Image => lower.starts_with("data:image/"),
-        _ => lower.starts_with("data:"),
+    let cleaned: String = url
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .take(16)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let Some(colon) = cleaned.find(':') else { return false };
+    let scheme = &cleaned[..colon];
+    let well_formed = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    match scheme {
+        _ if !well_formed => false,
+        "http" | "https" => true,
+        "data" => media_type != MediaType::Image || cleaned[colon + 1..].starts_with("image/"),
+        _ => false,
     }
 }
 
@@ -78,16 +91,29 @@ impl<'a> Validator<'a> {
     }
 
     fn message_ids(&mut self) {
+        // (position in the document, id), in document order, including the
+        // ids of messages that failed to decode; decoded messages whose own
+        // id failed carry a placeholder and take no part.
+        let no_id: HashSet<usize> = self.loc.ids.iter().filter(|(_, id)| id.is_none()).map(|(i, _)| *i).collect();
+        let mut all: Vec<(usize, &str)> = self
+            .envelope
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(mi, m)| (self.loc.position(mi), m.id.as_str()))
+            .filter(|(i, _)| !no_id.contains(i))
+            .chain(self.loc.ids.iter().filter_map(|(i, id)| id.as_deref().map(|id| (*i, id))))
+            .collect();
+        all.sort_by_key(|(i, _)| *i);
         let mut seen: HashMap<&str, usize> = HashMap::new();
-        for (mi, m) in self.envelope.messages.iter().enumerate() {
-            if let Some(&first) = seen.get(m.id.as_str()) {
-                let first = self.loc.message(first);
+        for (i, id) in all {
+            if let Some(&first) = seen.get(id) {
                 self.error(
-                    format!("{}.id", self.loc.message(mi)),
-                    format!("duplicate message id `{}` (also {first})", m.id),
+                    format!("messages[{i}].id"),
+                    format!("duplicate message id `{id}` (also messages[{first}])"),
                 );
             } else {
-                seen.insert(&m.id, mi);
+                seen.insert(id, i);
             }
         }
     }

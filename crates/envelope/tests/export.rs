@@ -49,6 +49,9 @@ fn model_defaults_and_tools_omitted_when_empty() {
     let mut d = doc(json!([msg("u", "user", json!([text("hi")]))]));
     d["model"] = "gpt-4.1-mini".into();
     assert_eq!(export(&d)["model"], "gpt-4.1-mini");
+    // `model or "gpt-4o"`: an empty model is no model.
+    d["model"] = "".into();
+    assert_eq!(export(&d)["model"], "gpt-4o");
 }
 
 #[test]

@@ -281,14 +281,24 @@ fn media_url_schemes() {
             media("image", "HTTPS://example.com/a.png"),
             media("image", "data:image/png;base64,AAAA"),
             media("video", "data:video/mp4;base64,AAAA"),
-            media("audio", "http://example.com/a.mp3")
+            media("audio", "http://example.com/a.mp3"),
+            // The scheme is what counts, as a browser reads it.
+            media("image", "https:example.com/a.png"),
+            media("image", " \thttps://example.com/a.png "),
+            media("image", "ht\ntps://example.com/a.png"),
+            media("image", "\u{a0}https://example.com/a.png"),
+            media("image", "-https://example.com/a.png"),
+            media("image", "relative/a.png")
         ])
     )]));
     let e = errors(&d);
     has(&e, "messages[0].segments[0].url", "image URL `javascript:alert(1)` is not allowed");
     has(&e, "messages[0].segments[1].url", "use http, https or data:image/");
     has(&e, "messages[0].segments[2].url", "audio URL");
-    assert_eq!(e.len(), 3, "{e:#?}");
+    has(&e, "messages[0].segments[10].url", "not allowed");
+    has(&e, "messages[0].segments[11].url", "not allowed");
+    has(&e, "messages[0].segments[12].url", "not allowed");
+    assert_eq!(e.len(), 6, "{e:#?}");
 }
 
 #[test]
@@ -475,4 +485,41 @@ fn result_naming_another_tool_than_its_call() {
         msg("t", "tool", json!([res("g", Some("k"))]))
     ]));
     assert_eq!(paths(&warnings(&d)), ["messages[1].segments[0].toolName"]);
+}
+
+// ---- every error is reported, not just the first (§3) ---------------------------
+
+#[test]
+fn a_bad_version_does_not_hide_the_other_errors() {
+    let mut v = doc(json!([msg("a", "user", json!([])), msg("a", "user", json!([]))]));
+    v.as_object_mut().unwrap().remove("version");
+    let e = errors(&v);
+    assert!(e.iter().any(|(p, _)| p == "version"), "{e:?}");
+    assert!(e.iter().any(|(p, m)| p == "messages[1].id" && m.contains("duplicate")), "{e:?}");
+}
+
+#[test]
+fn a_message_with_a_bad_field_still_has_its_segments_checked() {
+    let mut m = msg(
+        "u",
+        "user",
+        json!([req("f", None, json!({})), {"kind": "media", "mediaType": "image", "url": "file:///etc/passwd"}]),
+    );
+    m.as_object_mut().unwrap().remove("timestamp");
+    let e = errors(&doc(json!([m])));
+    assert!(e.iter().any(|(p, _)| p == "messages[0].timestamp"), "{e:?}");
+    assert!(e.iter().any(|(p, _)| p == "messages[0].segments[0]"), "{e:?}");
+    assert!(e.iter().any(|(p, _)| p == "messages[0].segments[1].url"), "{e:?}");
+}
+
+#[test]
+fn the_id_of_a_message_that_fails_to_decode_still_counts_for_duplicates() {
+    let e = errors(&doc(json!([msg("a", "bogus", json!([])), msg("a", "user", json!([]))])));
+    assert!(e.iter().any(|(p, m)| p == "messages[0].role" && m.contains("unknown role")), "{e:?}");
+    assert!(e.iter().any(|(p, m)| p == "messages[1].id" && m.contains("also messages[0]")), "{e:?}");
+    // A message whose own id is missing is not a duplicate of anything.
+    let mut m = msg("x", "user", json!([]));
+    m.as_object_mut().unwrap().remove("id");
+    let e = errors(&doc(json!([m.clone(), m, msg("", "user", json!([]))])));
+    assert!(!e.iter().any(|(_, m)| m.contains("duplicate")), "{e:?}");
 }

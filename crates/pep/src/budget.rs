@@ -42,7 +42,7 @@ pub fn truncate_envelope(file: &str, limit: i64, step: i64) -> Result<String, Fa
 
 /// `pep truncate --parts FILE`: PromptPoet's own shape, token counts given.
 /// `--limit`/`--step` on the command line override the file's.
-pub fn truncate_parts(file: &str, limit: Option<i64>, step: i64) -> Result<String, Failure> {
+pub fn truncate_parts(file: &str, limit: Option<i64>, step: Option<i64>) -> Result<String, Failure> {
     let bytes = read(file)?;
     let text = std::str::from_utf8(&bytes).map_err(|e| {
         Failure::input(format!("{file}: error: not valid UTF-8 (invalid byte at offset {})", e.valid_up_to()))
@@ -51,7 +51,7 @@ pub fn truncate_parts(file: &str, limit: Option<i64>, step: i64) -> Result<Strin
     if let Some(l) = limit {
         input.token_limit = l;
     }
-    if step != 1 {
+    if let Some(step) = step {
         input.truncation_step = step;
     }
     let plan = truncate::plan_promptpoet_input(&input).map_err(truncate_failure)?;

@@ -42,9 +42,10 @@ enum Command {
         /// Token limit; -1 means no limit.
         #[arg(long, allow_negative_numbers = true, required_unless_present = "parts")]
         limit: Option<i64>,
-        /// Truncation step (PromptPoet's `truncation_step`).
-        #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
-        step: i64,
+        /// Truncation step (PromptPoet's `truncation_step`); default 1, or with
+        /// `--parts` the file's.
+        #[arg(long, allow_negative_numbers = true)]
+        step: Option<i64>,
         /// Read FILE in PromptPoet's shape (`token_limit`, `truncation_step`, `parts`
         /// with token counts) instead of an envelope.
         #[arg(long)]
@@ -81,7 +82,7 @@ fn main() -> ExitCode {
         Command::Tokens { file } => budget::tokens(file.as_deref()),
         Command::Truncate { limit, step, parts: true, file } => budget::truncate_parts(&file, limit, step),
         Command::Truncate { limit, step, parts: false, file } => {
-            budget::truncate_envelope(&file, limit.unwrap_or(-1), step)
+            budget::truncate_envelope(&file, limit.unwrap_or(-1), step.unwrap_or(1))
         }
     };
     let mut stdout = std::io::stdout().lock();

@@ -223,6 +223,18 @@ fn truncate_an_envelope() {
     }
     let o = pep(&["truncate", "--limit", "100", "--step", "0", "demos/f.json"]);
     assert_eq!(o.status.code(), Some(2));
+
+    // §5: a part whose count includes images is marked as an estimate.
+    let o = pep(&["truncate", "--limit", "-1", "demos/e.json"]);
+    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    let estimates: Vec<&str> = v["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["estimate"] == true)
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(estimates, ["e-u1"]);
 }
 
 #[test]
@@ -248,4 +260,17 @@ fn truncate_promptpoet_parts() {
     let junk = Temp::new("junk.json", b"[1,2]");
     let o = pep(&["truncate", "--parts", junk.path()]);
     assert_eq!(o.status.code(), Some(1));
+
+    // `--step` overrides the file's step, `--step 1` included.
+    let stepped = Temp::new(
+        "stepped.json",
+        br#"{"token_limit": 10, "truncation_step": 20, "parts": [
+            {"name": "a", "tokens": 5, "truncation_priority": 1},
+            {"name": "b", "tokens": 10, "truncation_priority": 1}
+        ]}"#,
+    );
+    let o = pep(&["truncate", "--parts", stepped.path()]);
+    assert_eq!(out(&o), "{\"kept\":[],\"total_tokens\":0}\n");
+    let o = pep(&["truncate", "--parts", stepped.path(), "--step", "1"]);
+    assert_eq!(out(&o), "{\"kept\":[\"b\"],\"total_tokens\":10}\n");
 }
