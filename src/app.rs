@@ -154,8 +154,11 @@ fn DemoPage(letter: char) -> impl IntoView {
     let apply = move |fetched: Result<String, String>| match fetched {
         Ok(text) => match Doc::load(Source::Demo(letter), text.as_bytes()) {
             Ok(doc) => {
-                loaded.try_set(Some(doc.clone()));
-                session.show(doc);
+                // Shown only while this page is still there (not after the
+                // user has gone on to another route).
+                if loaded.try_set(Some(doc.clone())).is_none() {
+                    session.show(doc);
+                }
             }
             Err(errors) => {
                 let list: Vec<String> = errors.iter().map(|d| d.to_string()).collect();

@@ -124,8 +124,15 @@ pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
 
 /// localStorage through gloo-storage. A missing key is `Ok(None)`; a value
 /// that does not parse is an error (the caller starts with defaults and says so).
+///
+/// Storage the browser refuses to give (site data blocked) reads as empty;
+/// writes then fail with a sentence saying so. (gloo-storage would throw a
+/// JavaScript exception, not a Rust error, before the app has a page.)
 pub fn load<T: DeserializeOwned>(key: &str) -> Result<Option<T>, String> {
     use gloo_storage::{errors::StorageError, LocalStorage, Storage};
+    if local_storage().is_err() {
+        return Ok(None);
+    }
     match LocalStorage::get::<T>(key) {
         Ok(v) => Ok(Some(v)),
         Err(StorageError::KeyNotFound(_)) => Ok(None),
@@ -136,7 +143,20 @@ pub fn load<T: DeserializeOwned>(key: &str) -> Result<Option<T>, String> {
 /// Writes a value; a full quota or disabled storage is an error to report.
 pub fn save<T: Serialize>(key: &str, value: &T) -> Result<(), String> {
     use gloo_storage::{LocalStorage, Storage};
+    local_storage()?;
     LocalStorage::set(key, value).map_err(|e| e.to_string())
+}
+
+/// Whether storage holds `key` (without reading its value).
+pub fn has(key: &str) -> bool {
+    local_storage().ok().and_then(|s| s.get_item(key).ok().flatten()).is_some()
+}
+
+fn local_storage() -> Result<web_sys::Storage, String> {
+    match window()?.local_storage() {
+        Ok(Some(s)) => Ok(s),
+        _ => Err("this browser does not let the page store data (site data may be blocked)".into()),
+    }
 }
 
 /// Sets `data-theme` on the root element (`None`: follow the system).

@@ -189,6 +189,14 @@ impl Budget {
         expect_context::<Budget>()
     }
 
+    /// Forgets a failed count and counts again.
+    pub fn retry(&self) {
+        if matches!(self.counting.get_untracked(), Counting::Failed(_)) {
+            self.counting.set(Counting::Idle);
+            self.ensure_counted();
+        }
+    }
+
     /// Starts counting the document, once.
     pub fn ensure_counted(&self) {
         if !matches!(self.counting.get_untracked(), Counting::Idle) {
@@ -199,8 +207,9 @@ impl Budget {
         let this = *self;
         leptos::task::spawn_local(async move {
             let result = count(&doc).await;
-            // The document may have changed meanwhile.
-            if this.doc.with_untracked(|d| d.as_ref().is_some_and(|d| Arc::ptr_eq(d, &doc))) {
+            // The document may have changed meanwhile, or the viewer be gone
+            // (another route): then the result is dropped quietly.
+            if this.doc.try_with_untracked(|d| d.as_ref().is_some_and(|d| Arc::ptr_eq(d, &doc))) == Some(true) {
                 match result {
                     Ok(c) => this.counted(&doc, c),
                     Err(e) => {

@@ -100,7 +100,15 @@ impl Session {
                     browser::save(DOC_KEY, &StoredDocument { name, text: text.into_owned() })
                 };
                 if let Err(e) = saved {
-                    self.notify(format!("Your document is open but could not be saved for the next visit: {e}"), true);
+                    let before = if browser::has(DOC_KEY) {
+                        " The document saved before stays in storage: the next visit opens that one."
+                    } else {
+                        ""
+                    };
+                    self.notify(
+                        format!("Your document is open but could not be saved for the next visit: {e}.{before}"),
+                        true,
+                    );
                 }
                 self.user_doc.set(Some(doc));
                 true
@@ -200,12 +208,21 @@ impl Prefs {
             split: RwSignal::new(data.split.clamp(20.0, 80.0)),
             tab: RwSignal::new(data.tab),
         };
+        // Saved on every change; a failure is reported once, not once per
+        // change (dragging the divider changes `split` on every pointer move).
+        let failing = StoredValue::new(false);
         Effect::new(move |_| {
             let theme = prefs.theme.get();
             browser::apply_theme(theme.as_deref());
             let data = PrefsData { theme, split: prefs.split.get(), tab: prefs.tab.get() };
-            if let Err(e) = browser::save(PREFS_KEY, &data) {
-                session.notify(format!("Preferences could not be saved: {e}"), true);
+            match browser::save(PREFS_KEY, &data) {
+                Ok(()) => failing.set_value(false),
+                Err(e) => {
+                    if !failing.get_value() {
+                        session.notify(format!("Preferences could not be saved: {e}"), true);
+                    }
+                    failing.set_value(true);
+                }
             }
         });
         prefs

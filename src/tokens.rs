@@ -48,13 +48,25 @@ fn u32s(v: JsValue) -> Vec<u32> {
     v.dyn_into::<Uint32Array>().map(|a| a.to_vec()).unwrap_or_default()
 }
 
-/// Rejects every waiting request (the worker failed to load or crashed).
+/// Rejects every waiting request (the worker failed to load or crashed),
+/// ends the worker, and forgets it: the next request starts a fresh one.
 fn fail_all(client: &Rc<RefCell<Client>>, message: &str) {
-    let waiting: Vec<_> = client.borrow_mut().waiting.drain().collect();
+    let waiting: Vec<_> = {
+        let mut c = client.borrow_mut();
+        c.worker.set_onmessage(None);
+        c.worker.set_onerror(None);
+        c.worker.terminate();
+        c.waiting.drain().collect()
+    };
     for (_, (_, reject)) in waiting {
         let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(message));
     }
-    CLIENT.with(|c| *c.borrow_mut() = None);
+    CLIENT.with(|c| {
+        let mut slot = c.borrow_mut();
+        if slot.as_ref().is_some_and(|current| Rc::ptr_eq(current, client)) {
+            *slot = None;
+        }
+    });
 }
 
 fn spawn() -> Result<Rc<RefCell<Client>>, String> {

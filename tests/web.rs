@@ -542,7 +542,35 @@ async fn a_missing_worker_is_reported_not_awaited_forever() {
     });
     // The test server has no worker script: counting must fail visibly.
     assert!(until(|| !all(&el, "[data-testid=budget-error]").is_empty()).await, "no error shown");
-    assert!(one(&el, "[data-testid=budget-error]").text_content().unwrap().contains("tokenizer"));
+    let first = one(&el, "[data-testid=budget-error]");
+    assert!(first.text_content().unwrap().contains("tokenizer"));
+    // "Try again" counts again (with a fresh worker): a new error replaces the old one.
+    click(&one(&el, "[data-testid=budget-retry]"));
+    assert!(
+        until(|| !first.is_connected() && !all(&el, "[data-testid=budget-error]").is_empty()).await,
+        "retry did not count again"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_document_that_arrives_after_the_budget_panel_is_counted() {
+    // The Budget tab was the open tab (a saved preference) and the demo's
+    // text arrives after the panel is built: counting must start then.
+    let doc = Doc::load(Source::Pasted, CHAT.as_bytes()).unwrap();
+    let el = host();
+    let signal = RwSignal::new(None::<std::sync::Arc<Doc>>);
+    let _h = mount_to(el.clone(), move || {
+        let session = Session::new();
+        provide_context(session);
+        provide_context(Prefs::init(session));
+        provide_context(Budget::new(signal.into()));
+        view! { <BudgetPanel/> }
+    });
+    tick().await;
+    assert!(all(&el, "[data-testid=budget-error]").is_empty());
+    signal.set(Some(doc));
+    // No worker on the test server: an error proves counting started.
+    assert!(until(|| !all(&el, "[data-testid=budget-error]").is_empty()).await, "the new document was never counted");
 }
 
 #[wasm_bindgen_test]

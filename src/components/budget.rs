@@ -35,7 +35,14 @@ fn pct(x: f64) -> String {
 #[component]
 pub fn BudgetPanel() -> impl IntoView {
     let budget = Budget::expect();
-    budget.ensure_counted();
+    // Counts whenever the panel is showing a document not counted yet: the
+    // first one, one that arrives after the panel, and each new one.
+    Effect::new(move |_| {
+        budget.doc.track();
+        if matches!(budget.counting.get(), Counting::Idle) {
+            budget.ensure_counted();
+        }
+    });
     view! {
         <div class="budget" data-testid="budget">
             {move || match budget.counting.get() {
@@ -43,7 +50,11 @@ pub fn BudgetPanel() -> impl IntoView {
                     <p class="muted pad" data-testid="budget-loading">"Counting o200k_base tokens in a worker…"</p>
                 }.into_any(),
                 Counting::Failed(e) => view! {
-                    <p class="notice error pad" data-testid="budget-error">{format!("The tokenizer could not run: {e}")}</p>
+                    <div class="notice error pad" data-testid="budget-error">
+                        <p>{format!("The tokenizer could not run: {e}")}</p>
+                        <button type="button" class="btn small" data-testid="budget-retry"
+                            on:click=move |_| budget.retry()>"Try again"</button>
+                    </div>
                 }.into_any(),
                 Counting::Done(c) => match budget.doc.get() {
                     Some(d) => view! { <BudgetView doc=d counted=c/> }.into_any(),
