@@ -250,6 +250,46 @@ test('a document over the storage quota still opens and the failed save is repor
   await context.close();
 });
 
+test('the Budget tab counts each document it is shown, and leaving mid-count breaks nothing', async (browser) => {
+  const { context, page } = await newPage(browser);
+  // Hold the worker's module back, so that the first count is still running when we leave.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/token-worker_bg.wasm', async (route) => { await held; await route.continue(); });
+  await page.goto(`${BASE}/demo/f`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.getByTestId('tab-budget').click();
+  await page.getByTestId('budget-loading').waitFor();
+  // Leave for another route while counting, then let the worker load.
+  await page.locator('a.demo-link', { hasText: 'B' }).click();
+  await page.locator('[data-message-id^="b-"]').first().waitFor();
+  release();
+  // The Budget tab is still the open tab: demo B, which arrived after the panel was built, gets counted.
+  await page.getByTestId('budget-summary').waitFor({ timeout: 30000 });
+  assert.equal(await page.locator('[data-testid=crash]').count(), 0, 'no crash screen');
+  // And again after a reload, where the tab is a saved preference.
+  await page.goto(`${BASE}/demo/c`);
+  await page.getByTestId('budget-summary').waitFor({ timeout: 30000 });
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('storage the browser refuses is reported, and the app works without it', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await context.addInitScript(() => {
+    Object.defineProperty(window, 'localStorage', { get() { throw new DOMException('blocked', 'SecurityError'); } });
+  });
+  await page.goto(`${BASE}/demo/d`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.getByText('Preferences could not be saved: this browser does not let the page store data').waitFor();
+  await page.getByTestId('tab-raw').click();
+  await page.getByRole('button', { name: 'Toggle theme' }).click();
+  await page.getByRole('button', { name: 'Toggle theme' }).click();
+  assert.equal(await page.getByText('Preferences could not be saved').count(), 1, 'one notice, not one per change');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('the Budget tab drops exactly the parts `pep truncate` drops (demo F, two limits)', async (browser) => {
   const { context, page } = await newPage(browser);
   await page.goto(`${BASE}/demo/f`);
