@@ -150,3 +150,25 @@ export async function traceTop(context, page, fn, n = 8) {
   for (const e of events) if (e.ph === 'X' && e.dur && !skip.has(e.name) && !e.name.startsWith('V8.GC_')) sum[e.name] = (sum[e.name] || 0) + e.dur / 1000;
   return { wall, top: Object.entries(sum).sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => [k, Math.round(v * 10) / 10]) };
 }
+
+/**
+ * Adds a CPU profile's samples to `self` and `total` (Maps of µs by function
+ * label): self time of the sampled frame, inclusive time of every distinct
+ * frame on its stack. Labels drop Rust's `::h<hash>` suffix.
+ */
+export function addProfile(profile, self, total, width = 120) {
+  const byId = new Map(profile.nodes.map((x) => [x.id, x]));
+  const parent = new Map();
+  for (const x of profile.nodes) for (const c of x.children || []) parent.set(c, x.id);
+  const label = (x) => (x.callFrame.functionName || '(anon)').replace(/::h[0-9a-f]{16}$/, '').slice(0, width);
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] || 0;
+    const l0 = label(byId.get(id));
+    self.set(l0, (self.get(l0) || 0) + dt);
+    const seen = new Set();
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const l = label(byId.get(cur));
+      if (!seen.has(l)) { total.set(l, (total.get(l) || 0) + dt); seen.add(l); }
+    }
+  });
+}

@@ -5,7 +5,7 @@
 // list; TREE=<name> prints the call tree under it (MIN µs, default 1000).
 // Usage: node bench/profile-load.mjs target/bench/prof-dist
 import { join, resolve } from 'node:path';
-import { BASE, PORT, freshPage, launch, useServer } from './lib.mjs';
+import { BASE, PORT, addProfile, freshPage, launch, useServer } from './lib.mjs';
 import { startServer } from './serve.mjs';
 const dist = resolve(process.argv[2] || 'target/bench/prof-dist');
 const path = process.env.P || process.argv[3] || '/';
@@ -35,20 +35,7 @@ for (let run = 0; run < 6; run++) {
   if (run === 0) continue;
   n++;
   if (process.env.TREE && run === 5) tree(profile, process.env.TREE);
-  const byId = new Map(profile.nodes.map((x) => [x.id, x]));
-  const parent = new Map();
-  for (const x of profile.nodes) for (const c of x.children || []) parent.set(c, x.id);
-  const label = (x) => (x.callFrame.functionName || '(anon)').replace(/::h[0-9a-f]{16}$/, '').slice(0, 130);
-  profile.samples.forEach((id, i) => {
-    const dt = profile.timeDeltas[i] || 0;
-    const l0 = label(byId.get(id));
-    self.set(l0, (self.get(l0) || 0) + dt);
-    const seen = new Set();
-    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
-      const l = label(byId.get(cur));
-      if (!seen.has(l)) { total.set(l, (total.get(l) || 0) + dt); seen.add(l); }
-    }
-  });
+  addProfile(profile, self, total, 130);
 }
 function tree(profile, root) {
   const byId = new Map(profile.nodes.map((x) => [x.id, x]));

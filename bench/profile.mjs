@@ -8,7 +8,7 @@
 // Usage: node bench/profile.mjs PROF_DIST   (scripts/bench.sh --profile makes it)
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BASE, DATA, PORT, freshPage, launch, useServer } from './lib.mjs';
+import { BASE, DATA, PORT, addProfile, freshPage, launch, useServer } from './lib.mjs';
 import { startServer } from './serve.mjs';
 
 const dist = resolve(process.argv[2] || join(DATA, 'prof-dist'));
@@ -21,21 +21,8 @@ function named(profile) {
 }
 
 function summarize(profile, title, n = 20) {
-  const byId = new Map(profile.nodes.map((x) => [x.id, x]));
-  const parent = new Map();
-  for (const x of profile.nodes) for (const c of x.children || []) parent.set(c, x.id);
-  const label = (x) => (x.callFrame.functionName || '(anon)').replace(/::h[0-9a-f]{16}$/, '').slice(0, 120);
   const self = new Map(), total = new Map();
-  profile.samples.forEach((id, i) => {
-    const dt = profile.timeDeltas[i] || 0;
-    const l0 = label(byId.get(id));
-    self.set(l0, (self.get(l0) || 0) + dt);
-    const seen = new Set();
-    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
-      const l = label(byId.get(cur));
-      if (!seen.has(l)) { total.set(l, (total.get(l) || 0) + dt); seen.add(l); }
-    }
-  });
+  addProfile(profile, self, total);
   const ms = (us) => (us / 1000).toFixed(1).padStart(8);
   say(`\n### ${title}\nself time (ms):`);
   for (const [k, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, n)) say(`${ms(us)}  ${k}`);
