@@ -584,3 +584,32 @@ fn the_crash_screen_shows_the_message_as_text() {
     assert_eq!(one(&el, "#crash-message").text_content().unwrap(), "panicked at <img src=x onerror=alert(1)>");
     assert!(all(&el, "img").is_empty());
 }
+
+#[wasm_bindgen_test]
+async fn warnings_disclose_with_a_button_and_dismiss() {
+    // An unused variable: the document loads with one warning.
+    let text = r#"{"version": "1.0", "messages": [{"id": "u", "role": "user", "timestamp": 0,
+        "segments": [{"kind": "static_var", "name": "unused", "value": "1"}, {"kind": "text", "content": "hi"}]}]}"#;
+    let doc = Doc::load(Source::Pasted, text.as_bytes()).unwrap();
+    assert_eq!(doc.warnings.len(), 1);
+    let el = host();
+    let _h = mount_to(el.clone(), move || {
+        let session = Session::new();
+        provide_context(session);
+        session.show(doc.clone());
+        view! { <pep_app::components::loader::Warnings/> }
+    });
+    tick().await;
+    let toggle = one(&el, "[data-testid=warnings] button[aria-expanded]");
+    assert_eq!(toggle.get_attribute("aria-expanded").unwrap(), "false");
+    assert!(all(&el, "[data-testid=warnings] li").is_empty());
+    click(&toggle);
+    tick().await;
+    assert_eq!(toggle.get_attribute("aria-expanded").unwrap(), "true");
+    assert!(one(&el, "[data-testid=warnings] li").text_content().unwrap().contains("unused"));
+    let dismiss =
+        all(&el, "[data-testid=warnings] button").into_iter().find(|b| b.text_content().unwrap() == "Dismiss").unwrap();
+    click(&dismiss);
+    tick().await;
+    assert!(all(&el, "[data-testid=warnings]").is_empty());
+}

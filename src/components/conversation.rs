@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::components::count;
 use crate::components::icons::Ico;
 use envelope::calls::At;
 use envelope::{Message, Role};
@@ -89,7 +90,7 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
         <div class="conversation">
             <SessionBar doc=doc.clone()/>
             <div class="conv-tools">
-                <span class="muted">{format!("{total} messages · {} segments", doc.segment_count())}</span>
+                <span class="muted">{format!("{} · {}", count(total, "message"), count(doc.segment_count(), "segment"))}</span>
                 <button type="button" class="btn small" on:click=move |_| expansion.order(expansion.global, true)>
                     <Ico name="chevrons-up-down"/>" Expand all"
                 </button>

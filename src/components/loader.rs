@@ -146,19 +146,27 @@ pub fn Warnings() -> impl IntoView {
             return None;
         }
         let n = doc.warnings.len();
+        // A disclosure like every other toggle of the app: a real button with
+        // aria-expanded, and "Dismiss" beside it rather than inside it.
+        let open = RwSignal::new(false);
         Some(view! {
-            <details class="notice warn" data-testid="warnings">
-                <summary>
-                    <Ico name="info"/>
-                    {format!(" {} — the document loads, but:", count(n, "warning"))}
-                    <button type="button" class="link" on:click=move |ev| { ev.prevent_default(); session.warnings_dismissed.set(true) }>"Dismiss"</button>
-                </summary>
-                <ul class="diag-list">
-                    {doc.warnings.iter().map(|d| view! {
-                        <li><code class="path">{d.path.clone()}</code>" "{d.message.clone()}</li>
-                    }).collect::<Vec<_>>()}
-                </ul>
-            </details>
+            <section class="notice warn" data-testid="warnings">
+                <header>
+                    <button type="button" class="link warn-toggle" aria-expanded=move || open.get().to_string()
+                        on:click=move |_| open.update(|o| *o = !*o)>
+                        <Ico name="info"/>
+                        {format!(" {} — the document loads, but:", count(n, "warning"))}
+                    </button>
+                    <button type="button" class="link" on:click=move |_| session.warnings_dismissed.set(true)>"Dismiss"</button>
+                </header>
+                <Show when=move || open.get()>
+                    <ul class="diag-list">
+                        {doc.warnings.iter().map(|d| view! {
+                            <li><code class="path">{d.path.clone()}</code>" "{d.message.clone()}</li>
+                        }).collect::<Vec<_>>()}
+                    </ul>
+                </Show>
+            </section>
         })
     }
 }
