@@ -24,7 +24,7 @@ const FIRST: Batch = Batch { messages: 6, segments: 40 };
 /// Rendered in the background after the first screen, one batch per frame
 /// (short tasks: the page stays responsive), up to `BACKGROUND_SEGMENTS`.
 const BACKGROUND: Batch = Batch { messages: 20, segments: 150 };
-const BACKGROUND_SEGMENTS: usize = 3_000;
+const BACKGROUND_SEGMENTS: usize = 1_000;
 /// Rendered per "Show more" (or when the end of the list comes near).
 const ON_DEMAND: Batch = Batch { messages: 60, segments: 400 };
 
