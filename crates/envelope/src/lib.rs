@@ -22,6 +22,7 @@ pub mod template;
 pub mod tokens;
 pub mod truncate;
 pub mod types;
+mod url;
 pub mod validate;
 
 pub use diag::{Diagnostic, Severity};

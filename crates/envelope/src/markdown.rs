@@ -13,7 +13,7 @@
 //!   `#fragment`, `?q`, `//host/x`) or use `http`, `https` or `mailto`. Image sources
 //!   are allowed only for `http`, `https` and `data:image/…` (a relative image is blocked:
 //!   it could only point into the viewer itself). The scheme is read the way a browser's
-//!   URL parser reads it (see [`url_scheme`]); pulldown-cmark has already decoded entities
+//!   URL parser reads it (see `url::scheme`); pulldown-cmark has already decoded entities
 //!   and backslash escapes in the destination, so `javascript&#58;x` is caught too.
 //! - A blocked link becomes `<span class="blocked-link" title="Blocked link: URL">text</span>`,
 //!   a blocked image `<span class="blocked-image" title="Blocked image: URL">[image: alt]</span>`.
@@ -55,6 +55,7 @@ use std::ops::Range;
 use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use crate::template::{pieces, Piece};
+use crate::url;
 
 /// Safe HTML for untrusted GFM Markdown.
 pub fn render_markdown(src: &str) -> String {
@@ -336,28 +337,9 @@ fn escape_attr(s: &str, out: &mut String) {
     out.push_str(&s[last..]);
 }
 
-/// A URL as a browser's URL parser sees it before reading the scheme: leading and
-/// trailing C0 controls and spaces stripped, ASCII tab, LF and CR removed everywhere.
-fn clean_url(url: &str) -> String {
-    url.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect()
-}
-
-/// The scheme of a cleaned URL, lowercased, and what follows its `:`; `None` when the
-/// URL is relative. A scheme is `[A-Za-z][A-Za-z0-9+.-]*` followed by `:`; anything else
-/// first (including `/`, `?`, `#`, a space or a non-ASCII letter) makes the URL relative,
-/// as in the WHATWG URL parser's scheme state.
-fn url_scheme(clean: &str) -> Option<(String, &str)> {
-    let colon = clean.find(':')?;
-    let scheme = &clean[..colon];
-    let mut chars = scheme.chars();
-    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
-    let rest_ok = chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    (first_ok && rest_ok).then(|| (scheme.to_ascii_lowercase(), &clean[colon + 1..]))
-}
-
 /// Links: relative, `http`, `https`, `mailto`.
 fn link_allowed(url: &str) -> bool {
-    match url_scheme(&clean_url(url)) {
+    match url::scheme(&url::clean(url)) {
         None => true,
         Some((scheme, _)) => matches!(scheme.as_str(), "http" | "https" | "mailto"),
     }
@@ -365,8 +347,8 @@ fn link_allowed(url: &str) -> bool {
 
 /// Images: `http`, `https`, `data:image/…`.
 fn image_allowed(url: &str) -> bool {
-    let clean = clean_url(url);
-    match url_scheme(&clean) {
+    let clean = url::clean(url);
+    match url::scheme(&clean) {
         Some((scheme, rest)) => match scheme.as_str() {
             "http" | "https" => true,
             "data" => {

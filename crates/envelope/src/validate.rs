@@ -45,27 +45,17 @@ pub fn openai_name_ok(name: &str) -> bool {
 
 /// Whether a media URL's scheme is allowed (§3): http, https, or `data:`
 /// (`data:image/…` for images). The scheme is read as a browser's URL parser
-/// reads it: leading and trailing C0 controls and spaces are ignored, tabs
-/// and newlines anywhere are dropped, and the scheme is ASCII letters, digits,
-/// `+ - .` up to the first `:`, in any case (so `HTTPS:x` and `https:x` pass,
-/// and `\u{a0}https://x`, which a browser reads as a relative path, does not).
+/// reads it (`url::scheme`), in any case: `HTTPS:x` and `https:x`
+/// pass, and `\u{a0}https://x`, which a browser reads as a relative path, does not.
 pub fn media_url_ok(media_type: MediaType, url: &str) -> bool {
-    let cleaned: String = url
-        .trim_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .take(16)
-        .collect::<String>()
-        .to_ascii_lowercase();
-    let Some(colon) = cleaned.find(':') else { return false };
-    let scheme = &cleaned[..colon];
-    let well_formed = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    match scheme {
-        _ if !well_formed => false,
-        "http" | "https" => true,
-        "data" => media_type != MediaType::Image || cleaned[colon + 1..].starts_with("image/"),
-        _ => false,
+    let clean = crate::url::clean(url);
+    match crate::url::scheme(&clean) {
+        Some((scheme, rest)) => match scheme.as_str() {
+            "http" | "https" => true,
+            "data" => media_type != MediaType::Image || rest.get(..6).is_some_and(|m| m.eq_ignore_ascii_case("image/")),
+            _ => false,
+        },
+        None => false,
     }
 }
 
