@@ -2,7 +2,7 @@
 //! category of context costs, and the prefix-cache hit rate over turns.
 
 use crate::parts::{Part, IMAGE_TOKENS};
-use crate::truncate::{common_prefix_len, plan, Limit, PartBudget, Plan, TruncateError};
+use crate::truncate::{common_prefix_len, plan, Limit, PartBudget, Plan, TruncateError, TurnCache};
 use crate::types::{Envelope, Role, Segment};
 
 /// What a token of the prompt is spent on.
@@ -142,12 +142,9 @@ pub struct TurnPoint {
 }
 
 impl TurnPoint {
+    /// The turn's hit rate, as [`TurnCache::hit`] defines it.
     pub fn hit(&self) -> f64 {
-        if self.kept == 0 {
-            0.0
-        } else {
-            self.prefix as f64 / self.kept as f64
-        }
+        TurnCache { prefix: self.prefix, kept: self.kept }.hit()
     }
 }
 
@@ -181,12 +178,8 @@ pub fn cache_curve(parts: &[Part], ids: &[Vec<u32>], ends: &[usize], limit: Limi
 
 /// Mean hit rate over turns 1.. (turn 0 has no previous prompt).
 pub fn mean_hit(points: &[TurnPoint]) -> f64 {
-    let rest = points.get(1..).unwrap_or(&[]);
-    if rest.is_empty() {
-        0.0
-    } else {
-        rest.iter().map(TurnPoint::hit).sum::<f64>() / rest.len() as f64
-    }
+    let hits: Vec<f64> = points.iter().skip(1).map(TurnPoint::hit).collect();
+    crate::truncate::mean_hit(&hits)
 }
 
 /// The report `pep truncate` prints and the preview's "parts" view shows:
