@@ -244,12 +244,8 @@ fn PartsTable(counted: Arc<Counted>) -> impl IntoView {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let kept = move || {
-                budget.plan.with(|pl| match pl {
-                    Some(Ok(plan)) => plan.kept.get(i).copied().unwrap_or(true),
-                    _ => true,
-                })
-            };
+            // The part's own flag: a re-plan touches only the rows that flip.
+            let kept = move || budget.kept(i);
             view! {
                 <tr class:dropped=move || !kept() data-part=p.name.clone()>
                     <td><code>{p.name.clone()}</code></td>
