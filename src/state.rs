@@ -131,8 +131,8 @@ impl Session {
                     Err(errors) => {
                         self.notify(
                             format!(
-                                "The document saved by an earlier visit no longer loads ({} error(s)); it was kept in storage untouched.",
-                                errors.len()
+                                "The document saved by an earlier visit no longer loads ({}); it was kept in storage untouched.",
+                                crate::components::count(errors.len(), "error")
                             ),
                             true,
                         );

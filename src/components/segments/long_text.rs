@@ -1,6 +1,7 @@
 use envelope::LongText;
 use leptos::prelude::*;
 
+use crate::components::count;
 use crate::components::panel::Toggle;
 use crate::components::rich::VarText;
 
@@ -17,8 +18,8 @@ pub fn LongTextSegment(segment: LongText) -> impl IntoView {
     view! {
         <div class="seg seg-long" data-kind="long_text">
             <button type="button" class="long-head" aria-expanded=toggle.aria() on:click=move |_| toggle.flip()>
-                <span class="badge">{format!("{chars} characters")}</span>
-                <span class="badge">{format!("{lines} lines")}</span>
+                <span class="badge">{count(chars, "character")}</span>
+                <span class="badge">{count(lines, "line")}</span>
                 <span class="long-action">{move || if open.get() { "Collapse" } else { "Expand full text" }}</span>
             </button>
             {move || if open.get() {

@@ -1,6 +1,7 @@
 use envelope::{SkillItem, Skills};
 use leptos::prelude::*;
 
+use crate::components::count;
 use crate::components::panel::{Collapsible, Toggle};
 use crate::components::rich::{Markdown, VarText};
 
@@ -9,7 +10,7 @@ use crate::components::rich::{Markdown, VarText};
 #[component]
 pub fn SkillsSegment(segment: Skills) -> impl IntoView {
     let loaded = segment.items.iter().filter(|s| s.is_loaded()).count();
-    let badge = format!("{} skills · {loaded} loaded", segment.items.len());
+    let badge = format!("{} · {loaded} loaded", count(segment.items.len(), "skill"));
     let subtitle = segment.description.clone();
     let items = segment.items;
     view! {

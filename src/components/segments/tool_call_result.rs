@@ -1,3 +1,4 @@
+use crate::components::count;
 use crate::components::icons::Ico;
 use envelope::calls::At;
 use envelope::ToolCallResult;
@@ -33,7 +34,7 @@ pub fn ToolCallResultSegment(segment: ToolCallResult, at: At) -> impl IntoView {
                         None => "answers no call".to_string(),
                     }}
                 </span>
-                <span class="badge">{format!("{chars} chars")}</span>
+                <span class="badge">{count(chars, "char")}</span>
             </button>
             {move || open.get().then(|| view! { <pre class="result-body">{result.clone()}</pre> })}
         </div>
