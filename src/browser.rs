@@ -215,13 +215,3 @@ pub async fn after_next_paint() {
     });
     let _ = JsFuture::from(promise).await;
 }
-
-/// Resolves after `ms` milliseconds (yields to the browser: paint, input).
-pub async fn sleep(ms: i32) {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
-        }
-    });
-    let _ = JsFuture::from(promise).await;
-}

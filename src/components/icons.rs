@@ -46,6 +46,21 @@ pub const ICONS: &[(&str, icondata::Icon)] = &[
     ("wrench", icondata::LuWrench),
 ];
 
+/// The attributes of an icon's `<symbol>` (absent ones `None`).
+fn symbol_attributes(icon: icondata::Icon) -> [(&'static str, Option<&'static str>); 9] {
+    [
+        ("viewBox", icon.view_box),
+        ("x", icon.x),
+        ("y", icon.y),
+        ("style", icon.style),
+        ("stroke-linecap", icon.stroke_linecap),
+        ("stroke-linejoin", icon.stroke_linejoin),
+        ("stroke-width", icon.stroke_width),
+        ("stroke", icon.stroke),
+        ("fill", Some(icon.fill.unwrap_or("currentColor"))),
+    ]
+}
+
 /// The sprite's markup: an `<svg>` of one `<symbol id="i-NAME">` per icon.
 pub fn sprite_markup() -> String {
     let mut out = String::with_capacity(16 * 1024);
@@ -54,18 +69,7 @@ pub fn sprite_markup() -> String {
         out.push_str(r#"<symbol id="i-"#);
         out.push_str(name);
         out.push('"');
-        let attrs = [
-            ("viewBox", icon.view_box),
-            ("x", icon.x),
-            ("y", icon.y),
-            ("style", icon.style),
-            ("stroke-linecap", icon.stroke_linecap),
-            ("stroke-linejoin", icon.stroke_linejoin),
-            ("stroke-width", icon.stroke_width),
-            ("stroke", icon.stroke),
-            ("fill", Some(icon.fill.unwrap_or("currentColor"))),
-        ];
-        for (key, value) in attrs {
+        for (key, value) in symbol_attributes(icon) {
             if let Some(v) = value {
                 out.push(' ');
                 out.push_str(key);
@@ -113,11 +117,7 @@ mod tests {
         // The markup is built by concatenation: no value may need escaping.
         for &(name, icon) in ICONS {
             assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "{name}");
-            for v in [icon.view_box, icon.x, icon.y, icon.style, icon.stroke_linecap, icon.stroke_linejoin]
-                .into_iter()
-                .chain([icon.stroke_width, icon.stroke, icon.fill])
-                .flatten()
-            {
+            for v in super::symbol_attributes(icon).into_iter().filter_map(|(_, v)| v) {
                 assert!(!v.contains(['"', '<', '>', '&']), "{name}: {v}");
             }
         }
