@@ -100,11 +100,10 @@ pub fn decode(raw: &Value) -> (Option<Envelope>, Vec<Diagnostic>) {
 pub struct Locator {
     messages: Vec<usize>,
     segments: Vec<Vec<usize>>,
-    /// Message ids that take part in the duplicate check though their message
-    /// is not in the model as written: `(position in the document, id)` of
-    /// messages that failed to decode, and `None` for decoded messages whose
-    /// own `id` failed (they carry an empty placeholder).
-    pub(crate) ids: Vec<(usize, Option<String>)>,
+    /// Every readable message `id` of the document, `(position, id)` in
+    /// document order, whether or not its message decoded: what the
+    /// duplicate-id check reads.
+    pub(crate) ids: Vec<(usize, String)>,
 }
 
 impl Locator {
@@ -113,7 +112,7 @@ impl Locator {
         Self {
             messages: (0..envelope.messages.len()).collect(),
             segments: envelope.messages.iter().map(|m| (0..m.segments.len()).collect()).collect(),
-            ids: Vec::new(),
+            ids: envelope.messages.iter().map(|m| m.id.clone()).enumerate().collect(),
         }
     }
 
@@ -316,6 +315,9 @@ impl Decoder {
         let o = self.object(v, path, "a message")?;
         self.unknown_fields(&o, &["id", "role", "segments", "timestamp", "truncationPriority"], "a message");
         let id = self.string(&o, "id");
+        if let Some(id) = &id {
+            self.locator.ids.push((index, id.clone()));
+        }
         let role = self.string(&o, "role").and_then(|r| {
             let role = Role::parse(&r);
             if role.is_none() {
@@ -345,17 +347,11 @@ impl Decoder {
             }
             (out, positions)
         });
-        let (Some(role), Some((segments, positions))) = (role, segments) else {
-            // Without a role or segments the message cannot be checked; its id
-            // still counts for duplicates.
-            self.locator.ids.push((index, id));
-            return None;
-        };
+        // Without a role or segments the message cannot be checked (its id
+        // still counts for duplicates, above).
+        let (Some(role), Some((segments, positions))) = (role, segments) else { return None };
         // A bad id, timestamp or priority is reported above; the message is
         // kept (with placeholders) so that its segments are checked too.
-        if id.is_none() {
-            self.locator.ids.push((index, None));
-        }
         let message = Message {
             id: id.unwrap_or_default(),
             role,

@@ -81,29 +81,18 @@ impl<'a> Validator<'a> {
     }
 
     fn message_ids(&mut self) {
-        // (position in the document, id), in document order, including the
-        // ids of messages that failed to decode; decoded messages whose own
-        // id failed carry a placeholder and take no part.
-        let no_id: HashSet<usize> = self.loc.ids.iter().filter(|(_, id)| id.is_none()).map(|(i, _)| *i).collect();
-        let mut all: Vec<(usize, &str)> = self
-            .envelope
-            .messages
-            .iter()
-            .enumerate()
-            .map(|(mi, m)| (self.loc.position(mi), m.id.as_str()))
-            .filter(|(i, _)| !no_id.contains(i))
-            .chain(self.loc.ids.iter().filter_map(|(i, id)| id.as_deref().map(|id| (*i, id))))
-            .collect();
-        all.sort_by_key(|(i, _)| *i);
+        // Every readable id of the document, including those of messages
+        // that failed to decode (the locator keeps them).
+        let loc = self.loc;
         let mut seen: HashMap<&str, usize> = HashMap::new();
-        for (i, id) in all {
-            if let Some(&first) = seen.get(id) {
+        for (i, id) in &loc.ids {
+            if let Some(&first) = seen.get(id.as_str()) {
                 self.error(
                     format!("messages[{i}].id"),
                     format!("duplicate message id `{id}` (also messages[{first}])"),
                 );
             } else {
-                seen.insert(id, i);
+                seen.insert(id, *i);
             }
         }
     }
