@@ -242,7 +242,11 @@ impl<'a> Validator<'a> {
                     if n != t.char_count {
                         self.warn(
                             format!("{}.charCount", self.seg(at)),
-                            format!("charCount is {} but content has {n} characters", t.char_count),
+                            format!(
+                                "charCount is {} but content has {n} character{}",
+                                t.char_count,
+                                if n == 1 { "" } else { "s" }
+                            ),
                         );
                     }
                 }
