@@ -31,7 +31,11 @@ fn open_file(session: Session, file: web_sys::File, navigate: impl Fn(&str, lept
             Ok(bytes) => open_bytes(session, Source::File(name), bytes, navigate),
             Err(e) => session.load_failure.set(Some(crate::state::LoadFailure {
                 source: name,
-                errors: vec![envelope::Diagnostic::error("", format!("the file could not be read: {e}"))],
+                errors: vec![envelope::Diagnostic::new(
+                    envelope::diag::Rule::UnreadableFile,
+                    "",
+                    format!("the file could not be read: {e}"),
+                )],
             })),
         }
     });

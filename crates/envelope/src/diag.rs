@@ -1,35 +1,187 @@
-//! Diagnostics: errors and warnings with a JSON path (or a line) saying where.
+//! Diagnostics: errors, warnings and notes, each with a stable rule code and a
+//! JSON path (or a line) saying where.
+//!
+//! Every diagnostic the core produces names a [`Rule`]. The rule's code
+//! (`undeclared-variable`) is stable: tools, CI configurations and the app
+//! refer to it; its default severity, one-line meaning and example come from
+//! one table ([`Rule::ALL`]), which the README's rule table repeats (a test
+//! keeps the two equal).
 
 use std::fmt;
 
 /// How bad a diagnostic is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
-    /// The document is rejected.
+    /// The document is rejected (or, for lint, CI fails).
     Error,
     /// The document loads; a UI lists the warning.
     Warning,
+    /// Worth knowing; never fails anything.
+    Info,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+/// What a rule is about: reading a document, a SKILL.md, or a lint check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Area {
+    /// Reading and validating an envelope (PROTOCOL §1–3).
+    Envelope,
+    /// Reading a SKILL.md.
+    Skill,
+}
+
+macro_rules! rules {
+    ($( $variant:ident => ($code:literal, $area:ident, $sev:ident, $summary:literal, $example:literal) ),* $(,)?) => {
+        /// Every rule a diagnostic can name. Codes are stable: never renamed
+        /// or reused.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Rule { $( $variant ),* }
+
+        impl Rule {
+            /// Every rule, in the order of the README's table.
+            pub const ALL: &'static [Rule] = &[ $( Rule::$variant ),* ];
+
+            /// The stable kebab-case code, e.g. `undeclared-variable`.
+            pub fn code(self) -> &'static str {
+                match self { $( Rule::$variant => $code ),* }
+            }
+
+            /// The severity a diagnostic of this rule has unless configured otherwise.
+            pub fn default_severity(self) -> Severity {
+                match self { $( Rule::$variant => Severity::$sev ),* }
+            }
+
+            /// What the rule is about.
+            pub fn area(self) -> Area {
+                match self { $( Rule::$variant => Area::$area ),* }
+            }
+
+            /// One line: what the rule means.
+            pub fn summary(self) -> &'static str {
+                match self { $( Rule::$variant => $summary ),* }
+            }
+
+            /// A short example of what triggers it.
+            pub fn example(self) -> &'static str {
+                match self { $( Rule::$variant => $example ),* }
+            }
+        }
+    };
+}
+
+rules! {
+    // Reading an envelope: JSON and structure (§1).
+    UnreadableFile => ("unreadable-file", Envelope, Error, "The file could not be read at all (permissions, a folder, a failed browser read)", "`pep validate /root/secret.json` without access"),
+    InvalidJson => ("invalid-json", Envelope, Error, "The text is not JSON, or is nested deeper than 128 levels", "`{\"version\": \"1.0\",}`"),
+    InvalidUtf8 => ("invalid-utf8", Envelope, Error, "The file is not valid UTF-8", "a Latin-1 `é` byte (0xE9)"),
+    EmptyDocument => ("empty-document", Envelope, Error, "The file is empty or only white space", "an empty file"),
+    DuplicateKey => ("duplicate-key", Envelope, Error, "An object names one key twice (readers disagree on which wins)", "`{\"url\":\"javascript:x\",\"url\":\"https://x\"}`"),
+    UnsupportedVersion => ("unsupported-version", Envelope, Error, "`version` is not \"1.0\"", "`\"version\": \"2.0\"`"),
+    MissingField => ("missing-field", Envelope, Error, "A required field is absent", "a `text` segment without `content`"),
+    WrongType => ("wrong-type", Envelope, Error, "A field holds the wrong JSON type or an out-of-range number", "`\"collapsed\": \"yes\"`"),
+    UnknownField => ("unknown-field", Envelope, Error, "A field the protocol does not define", "`\"tool_name\"` (did you mean `toolName`?)"),
+    UnknownRole => ("unknown-role", Envelope, Error, "`role` is not system, user, assistant or tool", "`\"role\": \"developer\"`"),
+    UnknownKind => ("unknown-kind", Envelope, Error, "A segment `kind` outside the eleven", "`\"kind\": \"image\"`"),
+    UnknownMediaType => ("unknown-media-type", Envelope, Error, "`mediaType` is not image, audio or video", "`\"mediaType\": \"pdf\"`"),
+    // Validation (§3).
+    DuplicateMessageId => ("duplicate-message-id", Envelope, Error, "Two messages share one `id`", "two messages with `\"id\": \"m1\"`"),
+    MisplacedSegment => ("misplaced-segment", Envelope, Error, "A tool call outside an assistant message, a result outside a tool message, or a tool message holding anything else", "a `tool_call_request` in a user message"),
+    UnpairedResult => ("unpaired-result", Envelope, Error, "A tool result that answers no request (by `callId` or by name)", "a `tool_call_result` of `search` with no earlier `search` call"),
+    DuplicateCallId => ("duplicate-call-id", Envelope, Error, "Two requests with one `callId`, or one call answered twice", "two results with `\"callId\": \"c1\"`"),
+    ConflictingVariable => ("conflicting-variable", Envelope, Error, "Two `static_var` of one name with different values", "`city` = Paris and `city` = Rome"),
+    DuplicateTool => ("duplicate-tool", Envelope, Error, "Two tools declared with one name", "two `get_weather` items in `tool_overview`"),
+    MediaUrlScheme => ("media-url-scheme", Envelope, Error, "A media URL that is not http, https or data: (images: data:image/…)", "`javascript:alert(1)` as an image URL"),
+    CharCountMismatch => ("char-count-mismatch", Envelope, Warning, "`charCount` differs from the content's number of Unicode scalar values", "`charCount: 10` for a 12-character text"),
+    UndeclaredVariable => ("undeclared-variable", Envelope, Warning, "A `{{name}}` placeholder with no `static_var`; it is sent as written", "`Hello {{user}}` without a `user` variable"),
+    UnusedVariable => ("unused-variable", Envelope, Warning, "A `static_var` no placeholder uses", "`static_var` `tone` and no `{{tone}}`"),
+    SkillName => ("skill-name", Envelope, Warning, "A skill name that breaks the Agent Skills rule (1–64 of a-z 0-9 -, no leading, trailing or double hyphen)", "`\"name\": \"PDF Tools\"`"),
+    SkillDescription => ("skill-description", Envelope, Warning, "A skill description that is empty or over 1024 characters", "`\"description\": \"\"`"),
+    SkillBodyMissing => ("skill-body-missing", Envelope, Warning, "A skill marked `loaded` without a `body`", "`\"loaded\": true` and no `body`"),
+    InvalidToolName => ("invalid-tool-name", Envelope, Warning, "A tool name OpenAI refuses (not `^[a-zA-Z0-9_-]{1,64}$`)", "`\"name\": \"get weather\"`"),
+    ToolSchemaNotObject => ("tool-schema-not-object", Envelope, Warning, "A tool schema whose top-level `type` is not \"object\" (OpenAI refuses it)", "`\"schema\": {\"type\": \"string\"}`"),
+    ArgumentsSchema => ("arguments-schema", Envelope, Warning, "Tool-call arguments that do not satisfy the tool's schema", "`{\"days\": \"three\"}` for `days: integer`"),
+    ChecksSkipped => ("checks-skipped", Envelope, Warning, "Some argument checks were skipped: the document's checking budget was spent", "800 calls against a self-referencing schema"),
+    ResultToolMismatch => ("result-tool-mismatch", Envelope, Warning, "A result that names another tool than the call it answers", "a `search` call answered by a result of `fetch`"),
+    CallIdCollision => ("call-id-collision", Envelope, Warning, "A written `callId` equal to an id the export generates (`call_2`)", "`\"callId\": \"call_2\"` beside an id-less second call"),
+    UnansweredCall => ("unanswered-call", Envelope, Warning, "A tool call not answered before the next non-tool message (OpenAI refuses it)", "a call followed directly by a user message"),
+    ResultOutOfOrder => ("result-out-of-order", Envelope, Warning, "A result that does not directly follow the assistant message of its call (OpenAI refuses it)", "a user message between a call and its result"),
+    // SKILL.md files.
+    SkillUtf8 => ("skill-utf8", Skill, Warning, "The SKILL.md is not valid UTF-8; invalid bytes were replaced", "a Latin-1 byte in the body"),
+    SkillNoFrontMatter => ("skill-no-front-matter", Skill, Warning, "The SKILL.md has no YAML front matter", "a file starting with `# Title`"),
+    SkillFrontMatter => ("skill-front-matter", Skill, Error, "Front matter that is unclosed, not YAML, not a mapping, or too large", "`---` never closed"),
+    SkillFieldType => ("skill-field-type", Skill, Error, "A front-matter field of the wrong type (numbers and booleans where text belongs are warnings)", "`name: [a, b]`"),
+    SkillFieldValue => ("skill-field-value", Skill, Warning, "A front-matter field that is missing, empty, or breaks the Agent Skills rules", "`name` differs from the folder"),
+    SkillUnknownKey => ("skill-unknown-key", Skill, Warning, "A front-matter key the Agent Skills specification does not define", "`author: me`"),
+    SkillDuplicateKey => ("skill-duplicate-key", Skill, Warning, "A metadata key given twice; the last value is kept", "`metadata: {a: 1, a: 2}`"),
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl serde::Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
+    }
+}
+
+impl Rule {
+    /// The rule with this code.
+    pub fn from_code(code: &str) -> Option<Rule> {
+        Rule::ALL.iter().copied().find(|r| r.code() == code)
+    }
 }
 
 /// One finding about a document.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Diagnostic {
     pub severity: Severity,
+    /// The rule, serialised as its code.
+    #[serde(rename = "code")]
+    pub rule: Rule,
     /// Where: a JSON path such as `messages[3].segments[1].toolName`, or
     /// `line 3 column 7` for syntax errors; empty for the document as a whole.
     pub path: String,
     /// What is wrong, in a sentence without a trailing full stop.
     pub message: String,
+    /// What to do about it, when there is something specific to say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 impl Diagnostic {
-    pub fn error(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { severity: Severity::Error, path: path.into(), message: message.into() }
+    /// A diagnostic of `rule` at its default severity.
+    pub fn new(rule: Rule, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { severity: rule.default_severity(), rule, path: path.into(), message: message.into(), hint: None }
     }
 
-    pub fn warning(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { severity: Severity::Warning, path: path.into(), message: message.into() }
+    /// The same diagnostic with a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// The same diagnostic at another severity.
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    /// The stable code of its rule.
+    pub fn code(&self) -> &'static str {
+        self.rule.code()
     }
 
     pub fn is_error(&self) -> bool {
@@ -61,10 +213,35 @@ mod tests {
 
     #[test]
     fn display_and_message_index() {
-        let d = Diagnostic::error("messages[12].segments[0].toolName", "missing field");
+        let d = Diagnostic::new(Rule::MissingField, "messages[12].segments[0].toolName", "missing field");
         assert_eq!(d.to_string(), "messages[12].segments[0].toolName: missing field");
         assert_eq!(d.message_index(), Some(12));
-        assert_eq!(Diagnostic::warning("", "x").to_string(), "x");
-        assert_eq!(Diagnostic::warning("version", "x").message_index(), None);
+        assert_eq!(Diagnostic::new(Rule::UnusedVariable, "", "x").to_string(), "x");
+        assert_eq!(Diagnostic::new(Rule::UnsupportedVersion, "version", "x").message_index(), None);
+    }
+
+    #[test]
+    fn codes_are_unique_kebab_case_and_round_trip() {
+        let mut seen = std::collections::HashSet::new();
+        for &r in Rule::ALL {
+            let c = r.code();
+            assert!(seen.insert(c), "duplicate code {c}");
+            assert!(!c.is_empty() && c.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'));
+            assert!(!c.starts_with('-') && !c.ends_with('-') && !c.contains("--"), "{c}");
+            assert_eq!(Rule::from_code(c), Some(r));
+            assert!(!r.summary().is_empty() && !r.example().is_empty());
+        }
+        assert_eq!(Rule::from_code("nope"), None);
+    }
+
+    #[test]
+    fn severity_comes_from_the_rule_and_serialises_with_the_code() {
+        let d = Diagnostic::new(Rule::UndeclaredVariable, "p", "m");
+        assert_eq!(d.severity, Severity::Warning);
+        let v = serde_json::to_value(d.with_hint("h")).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"severity": "warning", "code": "undeclared-variable", "path": "p", "message": "m", "hint": "h"})
+        );
     }
 }

@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Rule};
 use crate::types::*;
 use crate::validate;
 
@@ -30,7 +30,8 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Loaded, Vec<Diagnostic>> {
         Err(e) => {
             let at = e.valid_up_to();
             let (line, column) = line_column(&bytes[..at]);
-            Err(vec![Diagnostic::error(
+            Err(vec![Diagnostic::new(
+                Rule::InvalidUtf8,
                 format!("line {line} column {column}"),
                 format!("the file is not valid UTF-8 (invalid byte at offset {at})"),
             )])
@@ -49,7 +50,7 @@ fn line_column(prefix: &[u8]) -> (usize, usize) {
 pub fn parse(text: &str) -> Result<Loaded, Vec<Diagnostic>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
-        return Err(vec![Diagnostic::error("", "the document is empty (expected a JSON object)")]);
+        return Err(vec![Diagnostic::new(Rule::EmptyDocument, "", "the document is empty (expected a JSON object)")]);
     }
     match serde_json::from_str::<Value>(text) {
         Ok(value) => from_value(value),
@@ -66,7 +67,11 @@ pub fn syntax_error(e: &serde_json::Error) -> Diagnostic {
         "recursion limit exceeded" => "nesting is too deep (more than 128 levels)",
         m => m,
     };
-    Diagnostic::error(format!("line {} column {}", e.line(), e.column()), format!("invalid JSON: {message}"))
+    Diagnostic::new(
+        Rule::InvalidJson,
+        format!("line {} column {}", e.line(), e.column()),
+        format!("invalid JSON: {message}"),
+    )
 }
 
 /// Reads a document from an already-parsed JSON value.
@@ -196,15 +201,15 @@ struct Obj<'a> {
 }
 
 impl Decoder {
-    fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.errors.push(Diagnostic::error(path, message));
+    fn err(&mut self, rule: Rule, path: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(Diagnostic::new(rule, path, message));
     }
 
     fn object<'a>(&mut self, v: &'a Value, path: &str, what: &str) -> Option<Obj<'a>> {
         match v {
             Value::Object(map) => Some(Obj { map, path: path.to_string() }),
             other => {
-                self.err(path, format!("expected {what} (an object), found {}", type_name(other)));
+                self.err(Rule::WrongType, path, format!("expected {what} (an object), found {}", type_name(other)));
                 None
             }
         }
@@ -220,7 +225,7 @@ impl Decoder {
                 } else {
                     msg.push_str(&format!("; expected one of: {}", allowed.join(", ")));
                 }
-                self.err(join(&o.path, key), msg);
+                self.err(Rule::UnknownField, join(&o.path, key), msg);
             }
         }
     }
@@ -229,7 +234,11 @@ impl Decoder {
     fn req<'a>(&mut self, o: &Obj<'a>, key: &str, want: Want) -> Option<&'a Value> {
         match o.map.get(key) {
             None => {
-                self.err(join(&o.path, key), format!("missing field `{key}` (expected {})", want.describe()));
+                self.err(
+                    Rule::MissingField,
+                    join(&o.path, key),
+                    format!("missing field `{key}` (expected {})", want.describe()),
+                );
                 None
             }
             Some(v) => self.typed(v, &join(&o.path, key), want),
@@ -261,7 +270,7 @@ impl Decoder {
                 (Want::Count | Want::Int, Value::Number(n)) => format!("the number {n}"),
                 _ => type_name(v).to_string(),
             };
-            self.err(path, format!("expected {}, found {found}", want.describe()));
+            self.err(Rule::WrongType, path, format!("expected {}, found {found}", want.describe()));
             None
         }
     }
@@ -280,11 +289,19 @@ impl Decoder {
 
     fn envelope(&mut self, v: &Value) -> Option<Envelope> {
         let o = self.object(v, "", "the document")?;
-        self.unknown_fields(&o, &["version", "model", "messages"], "the envelope");
+        self.unknown_fields(&o, &["$schema", "version", "model", "params", "messages"], "the envelope");
+        // `$schema` names the JSON Schema an editor validates against; it is
+        // not part of the model and is only checked to be a string.
+        self.opt(&o, "$schema", Want::Str);
+        let params = self.opt(&o, "params", Want::Object).map(|v| v.and_then(Value::as_object).cloned());
         let version = self.string(&o, "version");
         if let Some(ver) = &version {
             if ver != VERSION {
-                self.err("version", format!("unsupported version \"{ver}\"; this reader supports \"{VERSION}\""));
+                self.err(
+                    Rule::UnsupportedVersion,
+                    "version",
+                    format!("unsupported version \"{ver}\"; this reader supports \"{VERSION}\""),
+                );
             }
         }
         let model = self.opt_string(&o, "model");
@@ -306,6 +323,7 @@ impl Decoder {
         Some(Envelope {
             version: version.unwrap_or_else(|| VERSION.to_string()),
             model: model.flatten(),
+            params: params.flatten(),
             messages: messages?,
         })
     }
@@ -322,6 +340,7 @@ impl Decoder {
             let role = Role::parse(&r);
             if role.is_none() {
                 self.err(
+                    Rule::UnknownRole,
                     join(path, "role"),
                     format!("unknown role `{r}`; expected one of: system, user, assistant, tool"),
                 );
@@ -378,7 +397,11 @@ impl Decoder {
             "long_text" => &["kind", "content", "charCount", "collapsed"],
             "media" => &["kind", "mediaType", "url", "altText"],
             other => {
-                self.err(join(path, "kind"), format!("unknown kind `{other}`; expected one of: {}", KINDS.join(", ")));
+                self.err(
+                    Rule::UnknownKind,
+                    join(path, "kind"),
+                    format!("unknown kind `{other}`; expected one of: {}", KINDS.join(", ")),
+                );
                 return None;
             }
         };
@@ -481,6 +504,7 @@ impl Decoder {
                     let m = MediaType::parse(&t);
                     if m.is_none() {
                         self.err(
+                            Rule::UnknownMediaType,
                             join(&o.path, "mediaType"),
                             format!("unknown mediaType `{t}`; expected one of: image, audio, video"),
                         );

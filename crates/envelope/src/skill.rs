@@ -59,7 +59,7 @@ use yaml_rust2::parser::Parser;
 use yaml_rust2::scanner::Marker;
 use yaml_rust2::{Event, ScanError, Yaml, YamlLoader};
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Rule};
 
 /// Deepest nesting of YAML lists and mappings accepted in front matter.
 pub const MAX_DEPTH: usize = 64;
@@ -99,7 +99,8 @@ pub fn parse_skill_bytes(bytes: &[u8], folder: Option<&str>) -> Result<(Skill, V
         Ok(text) => parse_skill(text, folder),
         Err(_) => {
             let text = String::from_utf8_lossy(bytes);
-            let warning = Diagnostic::warning("", "the file is not valid UTF-8; invalid bytes were replaced");
+            let warning =
+                Diagnostic::new(Rule::SkillUtf8, "", "the file is not valid UTF-8; invalid bytes were replaced");
             match parse_skill(&text, folder) {
                 Ok((skill, mut diags)) => {
                     diags.insert(0, warning);
@@ -130,10 +131,11 @@ pub fn parse_skill(text: &str, folder: Option<&str>) -> Result<(Skill, Vec<Diagn
                 metadata: None,
                 body: trim_body(text).to_owned(),
             };
-            return Ok((skill, vec![Diagnostic::warning("", "no YAML front matter")]));
+            return Ok((skill, vec![Diagnostic::new(Rule::SkillNoFrontMatter, "", "no YAML front matter")]));
         }
         Split::Unclosed => {
-            return Err(vec![Diagnostic::error(
+            return Err(vec![Diagnostic::new(
+                Rule::SkillFrontMatter,
                 "line 1",
                 "front matter opened by `---` is never closed by a `---` line",
             )]);
@@ -241,7 +243,7 @@ fn file_position(mark: &Marker, line_offset: usize) -> String {
 
 fn yaml_error(e: &ScanError, line_offset: usize) -> Diagnostic {
     let info = e.info().strip_suffix('.').unwrap_or(e.info());
-    Diagnostic::error(file_position(e.marker(), line_offset), format!("invalid YAML: {info}"))
+    Diagnostic::new(Rule::SkillFrontMatter, file_position(e.marker(), line_offset), format!("invalid YAML: {info}"))
 }
 
 /// Loads the front matter as one YAML value (an empty document is `Null`).
@@ -249,7 +251,8 @@ fn load_yaml(yaml: &str, line_offset: usize) -> Result<Yaml, Diagnostic> {
     guard_size(yaml, line_offset)?;
     let mut docs = YamlLoader::load_from_str(yaml).map_err(|e| yaml_error(&e, line_offset))?;
     if docs.len() > 1 {
-        return Err(Diagnostic::error(
+        return Err(Diagnostic::new(
+            Rule::SkillFrontMatter,
             format!("line {}", line_offset + 1),
             "front matter holds more than one YAML document",
         ));
@@ -278,7 +281,11 @@ fn guard_size(yaml: &str, line_offset: usize) -> Result<(), Diagnostic> {
             return Ok(());
         };
         let too_deep = |mark: &Marker| {
-            Diagnostic::error(file_position(mark, line_offset), format!("YAML nested deeper than {MAX_DEPTH} levels"))
+            Diagnostic::new(
+                Rule::SkillFrontMatter,
+                file_position(mark, line_offset),
+                format!("YAML nested deeper than {MAX_DEPTH} levels"),
+            )
         };
         match event {
             Event::StreamEnd => return Ok(()),
@@ -321,7 +328,8 @@ fn guard_size(yaml: &str, line_offset: usize) -> Result<(), Diagnostic> {
             _ => {}
         }
         if nodes > MAX_NODES {
-            return Err(Diagnostic::error(
+            return Err(Diagnostic::new(
+                Rule::SkillFrontMatter,
                 file_position(&mark, line_offset),
                 format!("YAML expands to more than {MAX_NODES} values"),
             ));
@@ -360,13 +368,13 @@ struct Builder {
 }
 
 impl Builder {
-    fn error(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    fn error(&mut self, rule: Rule, path: impl Into<String>, message: impl Into<String>) {
         self.errors += 1;
-        self.diags.push(Diagnostic::error(path, message));
+        self.diags.push(Diagnostic::new(rule, path, message).with_severity(crate::diag::Severity::Error));
     }
 
-    fn warn(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.diags.push(Diagnostic::warning(path, message));
+    fn warn(&mut self, rule: Rule, path: impl Into<String>, message: impl Into<String>) {
+        self.diags.push(Diagnostic::new(rule, path, message).with_severity(crate::diag::Severity::Warning));
     }
 
     fn skill(&mut self, root: &Yaml, body: &str, folder: Option<&str>) -> Skill {
@@ -384,7 +392,11 @@ impl Builder {
             y if is_null(y) => &empty,
             other => {
                 let kind = kind_of(other);
-                self.error("line 2", format!("front matter must be a YAML mapping, not {kind}"));
+                self.error(
+                    Rule::SkillFrontMatter,
+                    "line 2",
+                    format!("front matter must be a YAML mapping, not {kind}"),
+                );
                 return skill;
             }
         };
@@ -392,7 +404,7 @@ impl Builder {
         for (key, value) in map {
             let Some(key) = scalar_text(key) else {
                 let kind = kind_of(key);
-                self.warn("", format!("unknown key: {kind} used as a key"));
+                self.warn(Rule::SkillUnknownKey, "", format!("unknown key: {kind} used as a key"));
                 continue;
             };
             match key.as_str() {
@@ -409,9 +421,13 @@ impl Builder {
                     if let Some(c) = self.string_field(&key, value) {
                         let len = c.chars().count();
                         if c.trim().is_empty() {
-                            self.warn(&key, "compatibility is empty");
+                            self.warn(Rule::SkillFieldValue, &key, "compatibility is empty");
                         } else if len > 500 {
-                            self.warn(&key, format!("compatibility has {len} characters; at most 500 are allowed"));
+                            self.warn(
+                                Rule::SkillFieldValue,
+                                &key,
+                                format!("compatibility has {len} characters; at most 500 are allowed"),
+                            );
                         }
                     }
                 }
@@ -419,28 +435,32 @@ impl Builder {
                 "metadata" => skill.metadata = self.metadata(&key, value),
                 _ => {
                     let known = KNOWN_KEYS.join(", ");
-                    self.warn(&key, format!("unknown key `{key}` (Agent Skills knows {known})"));
+                    self.warn(Rule::SkillUnknownKey, &key, format!("unknown key `{key}` (Agent Skills knows {known})"));
                 }
             }
         }
         if !has_name {
-            self.warn("name", "missing name");
+            self.warn(Rule::SkillFieldValue, "name", "missing name");
         }
         if let Some(name) = &skill.name {
             if let Some(problem) = skill_name_problem(name) {
-                self.warn("name", problem);
+                self.warn(Rule::SkillFieldValue, "name", problem);
             }
             if let Some(folder) = folder {
                 if name != folder {
-                    self.warn("name", format!("name `{name}` differs from its folder `{folder}`"));
+                    self.warn(
+                        Rule::SkillFieldValue,
+                        "name",
+                        format!("name `{name}` differs from its folder `{folder}`"),
+                    );
                 }
             }
         }
         if !has_description {
-            self.warn("description", "missing description");
+            self.warn(Rule::SkillFieldValue, "description", "missing description");
         }
         if let Some(problem) = skill.description.as_deref().and_then(skill_description_problem) {
-            self.warn("description", problem);
+            self.warn(Rule::SkillFieldValue, "description", problem);
         }
         skill
     }
@@ -451,17 +471,17 @@ impl Builder {
         match value {
             Yaml::String(s) => Some(s.clone()),
             y if is_null(y) => {
-                self.warn(key, format!("{key} has no value"));
+                self.warn(Rule::SkillFieldValue, key, format!("{key} has no value"));
                 None
             }
             Yaml::Array(_) | Yaml::Hash(_) => {
-                self.error(key, format!("{key} must be a string, not {}", kind_of(value)));
+                self.error(Rule::SkillFieldType, key, format!("{key} must be a string, not {}", kind_of(value)));
                 None
             }
             other => {
                 let text = scalar_text(other);
                 let kind = kind_of(other);
-                self.warn(key, format!("{key} should be a string, not {kind}; read as text"));
+                self.warn(Rule::SkillFieldType, key, format!("{key} should be a string, not {kind}; read as text"));
                 text
             }
         }
@@ -477,12 +497,16 @@ impl Builder {
                         Yaml::String(s) => tools.push(s.clone()),
                         Yaml::Integer(_) | Yaml::Real(_) | Yaml::Boolean(_) => {
                             let kind = kind_of(item);
-                            self.warn(&path, format!("a tool should be a string, not {kind}; read as text"));
+                            self.warn(
+                                Rule::SkillFieldType,
+                                &path,
+                                format!("a tool should be a string, not {kind}; read as text"),
+                            );
                             tools.extend(scalar_text(item));
                         }
                         _ => {
                             let kind = kind_of(item);
-                            self.error(&path, format!("a tool must be a string, not {kind}"));
+                            self.error(Rule::SkillFieldType, &path, format!("a tool must be a string, not {kind}"));
                         }
                     }
                 }
@@ -499,11 +523,11 @@ impl Builder {
                 _ => None,
             },
             y if is_null(y) => {
-                self.warn(key, format!("{key} has no value"));
+                self.warn(Rule::SkillFieldValue, key, format!("{key} has no value"));
                 None
             }
             other => {
-                self.error(key, format!("{key} must be a mapping, not {}", kind_of(other)));
+                self.error(Rule::SkillFieldType, key, format!("{key} must be a mapping, not {}", kind_of(other)));
                 None
             }
         }
@@ -532,7 +556,7 @@ impl Builder {
                             Some(key) => key,
                             None => {
                                 let kind = kind_of(k);
-                                self.error(path, format!("a key must be a string, not {kind}"));
+                                self.error(Rule::SkillFieldType, path, format!("a key must be a string, not {kind}"));
                                 continue;
                             }
                         },
@@ -540,7 +564,7 @@ impl Builder {
                     let child = format!("{path}.{key}");
                     let value = self.json(&child, v);
                     if out.insert(key, value).is_some() {
-                        self.warn(child, "duplicate key; the last value is kept");
+                        self.warn(Rule::SkillDuplicateKey, child, "duplicate key; the last value is kept");
                     }
                 }
                 Value::Object(out)
@@ -684,7 +708,7 @@ mod tests {
         let (s, d) = ok("\n\n# Just markdown\n\nText.  \n\n");
         assert_eq!(s.body, "# Just markdown\n\nText.");
         assert_eq!(s.name, None);
-        assert_eq!(d, [Diagnostic::warning("", "no YAML front matter")]);
+        assert_eq!(d, [Diagnostic::new(Rule::SkillNoFrontMatter, "", "no YAML front matter")]);
         // Not on the first line: not front matter.
         let (s, d) = ok("\n---\nname: x\n---\n");
         assert_eq!(s.body, "---\nname: x\n---");
@@ -799,9 +823,9 @@ mod tests {
             assert_eq!(d[0].path, "name");
         }
         let (_, d) = ok("---\ndescription: x\n---\n");
-        assert_eq!(d, [Diagnostic::warning("name", "missing name")]);
+        assert_eq!(d, [Diagnostic::new(Rule::SkillFieldValue, "name", "missing name")]);
         let (_, d) = ok("---\nname: x\n---\n");
-        assert_eq!(d, [Diagnostic::warning("description", "missing description")]);
+        assert_eq!(d, [Diagnostic::new(Rule::SkillFieldValue, "description", "missing description")]);
     }
 
     #[test]

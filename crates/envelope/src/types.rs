@@ -10,12 +10,17 @@ use serde_json::{Map, Number, Value};
 /// The only protocol version this crate reads.
 pub const VERSION: &str = "1.0";
 
-/// A whole document: `{ version, model?, messages }`.
+/// A whole document: `{ version, model?, params?, messages }`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Envelope {
     pub version: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Extension (docs/DECISIONS.md): the request's settings (`temperature`,
+    /// `max_tokens`, `tool_choice`, …) as the provider spells them, key order
+    /// kept. Not model input; passed through on export.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub params: Option<Map<String, Value>>,
     pub messages: Vec<Message>,
 }
 

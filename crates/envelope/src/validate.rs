@@ -3,7 +3,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::calls::{At, Calls};
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Rule};
 use crate::parse::Locator;
 use crate::schema;
 use crate::skill::{skill_description_problem, skill_name_problem};
@@ -64,12 +64,8 @@ impl<'a> Validator<'a> {
         self.loc.segment(at.message, at.segment)
     }
 
-    fn error(&mut self, path: String, msg: String) {
-        self.out.push(Diagnostic::error(path, msg));
-    }
-
-    fn warn(&mut self, path: String, msg: String) {
-        self.out.push(Diagnostic::warning(path, msg));
+    fn add(&mut self, rule: Rule, path: String, msg: String) {
+        self.out.push(Diagnostic::new(rule, path, msg));
     }
 
     fn segments(&self) -> impl Iterator<Item = (At, &'a Segment)> + 'a {
@@ -87,7 +83,8 @@ impl<'a> Validator<'a> {
         let mut seen: HashMap<&str, usize> = HashMap::new();
         for (i, id) in &loc.ids {
             if let Some(&first) = seen.get(id.as_str()) {
-                self.error(
+                self.add(
+                    Rule::DuplicateMessageId,
                     format!("messages[{i}].id"),
                     format!("duplicate message id `{id}` (also messages[{first}])"),
                 );
@@ -115,7 +112,7 @@ impl<'a> Validator<'a> {
                 }
                 _ => continue,
             };
-            self.error(self.seg(at), problem);
+            self.add(Rule::MisplacedSegment, self.seg(at), problem);
         }
     }
 
@@ -131,7 +128,7 @@ impl<'a> Validator<'a> {
                             v.name,
                             self.seg(first)
                         );
-                        self.error(format!("{}.value", self.seg(at)), msg);
+                        self.add(Rule::ConflictingVariable, format!("{}.value", self.seg(at)), msg);
                     }
                     Some(_) => {}
                     None => {
@@ -155,11 +152,16 @@ impl<'a> Validator<'a> {
         }
         missing.dedup();
         for (path, name) in missing {
-            self.warn(path, format!("placeholder {{{{{name}}}}} has no static_var; it is sent as written"));
+            self.add(
+                Rule::UndeclaredVariable,
+                path,
+                format!("placeholder {{{{{name}}}}} has no static_var; it is sent as written"),
+            );
         }
         for (name, at) in order {
             if !used.contains(name) {
-                self.warn(
+                self.add(
+                    Rule::UnusedVariable,
                     format!("{}.name", self.seg(at)),
                     format!("static_var `{name}` is never used by a {{{{{name}}}}} placeholder"),
                 );
@@ -177,13 +179,14 @@ impl<'a> Validator<'a> {
                 let path = format!("{}.items[{k}]", self.seg(at));
                 if let Some(first) = first_at.get(t.name.as_str()) {
                     let msg = format!("a tool named `{}` is already declared (at {first})", t.name);
-                    self.error(format!("{path}.name"), msg);
+                    self.add(Rule::DuplicateTool, format!("{path}.name"), msg);
                     continue;
                 }
                 first_at.insert(&t.name, path.clone());
                 tools.insert(&t.name, t);
                 if !openai_name_ok(&t.name) {
-                    self.warn(
+                    self.add(
+                        Rule::InvalidToolName,
                         format!("{path}.name"),
                         format!("OpenAI refuses the tool name `{}`: it must match ^[a-zA-Z0-9_-]{{1,64}}$", t.name),
                     );
@@ -193,7 +196,7 @@ impl<'a> Validator<'a> {
                         Some(serde_json::Value::String(ty)) if ty == "object" => {}
                         other => {
                             let found = other.map_or("no type".to_string(), |t| format!("type {t}"));
-                            self.warn(format!("{path}.schema"), format!("OpenAI refuses a parameters schema whose top-level type is not \"object\" (found {found})"));
+                            self.add(Rule::ToolSchemaNotObject, format!("{path}.schema"), format!("OpenAI refuses a parameters schema whose top-level type is not \"object\" (found {found})"));
                         }
                     }
                 }
@@ -208,13 +211,14 @@ impl<'a> Validator<'a> {
             for (k, item) in list.items.iter().enumerate() {
                 let path = format!("{}.items[{k}]", self.seg(at));
                 if let Some(p) = skill_name_problem(&item.name) {
-                    self.warn(format!("{path}.name"), format!("skill name `{}`: {p}", item.name));
+                    self.add(Rule::SkillName, format!("{path}.name"), format!("skill name `{}`: {p}", item.name));
                 }
                 if let Some(p) = skill_description_problem(&item.description) {
-                    self.warn(format!("{path}.description"), p);
+                    self.add(Rule::SkillDescription, format!("{path}.description"), p);
                 }
                 if item.is_loaded() && item.body.is_none() {
-                    self.warn(
+                    self.add(
+                        Rule::SkillBodyMissing,
                         format!("{path}.body"),
                         format!("skill `{}` is marked loaded but has no body", item.name),
                     );
@@ -232,7 +236,8 @@ impl<'a> Validator<'a> {
                         _ => "http, https or data:",
                     };
                     let shown: String = m.url.chars().take(60).collect();
-                    self.error(
+                    self.add(
+                        Rule::MediaUrlScheme,
                         format!("{}.url", self.seg(at)),
                         format!("{} URL `{shown}` is not allowed: use {allowed}", m.media_type.as_str()),
                     );
@@ -240,7 +245,8 @@ impl<'a> Validator<'a> {
                 Segment::LongText(t) => {
                     let n = t.content.chars().count() as i64;
                     if n != t.char_count {
-                        self.warn(
+                        self.add(
+                            Rule::CharCountMismatch,
                             format!("{}.charCount", self.seg(at)),
                             format!(
                                 "charCount is {} but content has {n} character{}",
@@ -260,7 +266,8 @@ impl<'a> Validator<'a> {
         for q in &calls.requests {
             let Some(id) = &q.call_id else { continue };
             if let Some(&first) = seen.get(id.as_str()) {
-                self.error(
+                self.add(
+                    Rule::DuplicateCallId,
                     format!("{}.callId", self.seg(q.at)),
                     format!("duplicate callId `{id}` (also at {})", self.seg(first)),
                 );
@@ -271,14 +278,15 @@ impl<'a> Validator<'a> {
         // A written callId equal to another request's generated id `call_{n}`.
         for q in calls.requests.iter().filter(|q| q.call_id.is_none()) {
             if let Some(&other) = seen.get(q.export_id.as_str()) {
-                self.warn(format!("{}.callId", self.seg(other)), format!("callId `{}` equals the id the export generates for the request at {}; OpenAI refuses duplicate tool call ids", q.export_id, self.seg(q.at)));
+                self.add(Rule::CallIdCollision, format!("{}.callId", self.seg(other)), format!("callId `{}` equals the id the export generates for the request at {}; OpenAI refuses duplicate tool call ids", q.export_id, self.seg(q.at)));
             }
         }
         let mut answered: HashMap<&str, At> = HashMap::new();
         for r in &calls.results {
             let Some(id) = &r.call_id else { continue };
             if let Some(&first) = answered.get(id.as_str()) {
-                self.error(
+                self.add(
+                    Rule::DuplicateCallId,
                     format!("{}.callId", self.seg(r.at)),
                     format!("duplicate callId `{id}`: the call is already answered at {}", self.seg(first)),
                 );
@@ -291,15 +299,15 @@ impl<'a> Validator<'a> {
     fn pairing(&mut self, calls: &Calls) {
         for r in &calls.results {
             match (r.request, &r.call_id) {
-                (None, Some(id)) => self.error(format!("{}.callId", self.seg(r.at)), format!("callId `{id}` matches no tool_call_request")),
-                (None, None) => self.error(
+                (None, Some(id)) => self.add(Rule::UnpairedResult, format!("{}.callId", self.seg(r.at)), format!("callId `{id}` matches no tool_call_request")),
+                (None, None) => self.add(Rule::UnpairedResult,
                     self.seg(r.at),
                     format!("this result of `{}` pairs with no request: there is no earlier unanswered tool_call_request of that tool", r.tool_name),
                 ),
                 (Some(i), _) => {
                     let q = &calls.requests[i];
                     if q.tool_name != r.tool_name {
-                        self.warn(format!("{}.toolName", self.seg(r.at)), format!("this result names `{}` but answers a call of `{}` (at {})", r.tool_name, q.tool_name, self.seg(q.at)));
+                        self.add(Rule::ResultToolMismatch, format!("{}.toolName", self.seg(r.at)), format!("this result names `{}` but answers a call of `{}` (at {})", r.tool_name, q.tool_name, self.seg(q.at)));
                     }
                 }
             }
@@ -310,7 +318,8 @@ impl<'a> Validator<'a> {
         for q in &calls.requests {
             let path = self.seg(q.at);
             if !openai_name_ok(&q.tool_name) {
-                self.warn(
+                self.add(
+                    Rule::InvalidToolName,
                     format!("{path}.toolName"),
                     format!("OpenAI refuses the tool name `{}`: it must match ^[a-zA-Z0-9_-]{{1,64}}$", q.tool_name),
                 );
@@ -321,7 +330,8 @@ impl<'a> Validator<'a> {
             };
             let args = serde_json::Value::Object(req.arguments.clone());
             for problem in schema::check(schema, &args) {
-                self.warn(
+                self.add(
+                    Rule::ArgumentsSchema,
                     format!("{path}.arguments"),
                     format!("does not satisfy the schema of `{}`: {problem}", q.tool_name),
                 );
@@ -352,7 +362,8 @@ impl<'a> Validator<'a> {
                 } else {
                     "by the tool messages that follow it".to_string()
                 };
-                self.warn(
+                self.add(
+                    Rule::UnansweredCall,
                     self.seg(q.at),
                     format!("OpenAI refuses this: tool call `{}` is not answered {next}", q.export_id),
                 );
@@ -363,7 +374,7 @@ impl<'a> Validator<'a> {
             let q = &calls.requests[i];
             let follows = q.at.message < r.at.message && r.at.message < run_end(q.at.message);
             if !follows {
-                self.warn(self.seg(r.at), format!("OpenAI refuses this: the result of call `{}` does not directly follow (through tool messages only) the assistant message that made the call ({})", q.export_id, self.loc.message(q.at.message)));
+                self.add(Rule::ResultOutOfOrder, self.seg(r.at), format!("OpenAI refuses this: the result of call `{}` does not directly follow (through tool messages only) the assistant message that made the call ({})", q.export_id, self.loc.message(q.at.message)));
             }
         }
     }

@@ -174,7 +174,14 @@ fn check_fixture(folder: &str, skill: &Skill, diags: &[Diagnostic]) {
         }
         "starter" => {
             assert_eq!(skill.name.as_deref(), Some("starter-skill"));
-            assert_eq!(diags, [Diagnostic::warning("name", "name `starter-skill` differs from its folder `starter`")]);
+            assert_eq!(
+                diags,
+                [Diagnostic::new(
+                    envelope::diag::Rule::SkillFieldValue,
+                    "name",
+                    "name `starter-skill` differs from its folder `starter`"
+                )]
+            );
         }
         other => panic!("no expectations for fixture {other}"),
     }

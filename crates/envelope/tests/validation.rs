@@ -523,3 +523,34 @@ fn the_id_of_a_message_that_fails_to_decode_still_counts_for_duplicates() {
     let e = errors(&doc(json!([m.clone(), m, msg("", "user", json!([]))])));
     assert!(!e.iter().any(|(_, m)| m.contains("duplicate")), "{e:?}");
 }
+
+#[test]
+fn params_extension_is_an_object_kept_in_order() {
+    let mut v = doc(json!([msg("u", "user", json!([text("hi")]))]));
+    v["params"] = json!({"temperature": 0.2, "max_tokens": 100, "stop": ["\n"]});
+    let loaded = parse(&v.to_string()).unwrap();
+    let params = loaded.envelope.params.unwrap();
+    assert_eq!(params.keys().collect::<Vec<_>>(), ["temperature", "max_tokens", "stop"]);
+    v["params"] = json!(null);
+    assert_eq!(parse(&v.to_string()).unwrap().envelope.params, None);
+    v["params"] = json!([1]);
+    assert_eq!(errors(&v), [("params".to_string(), "expected an object, found an array".to_string())]);
+}
+
+#[test]
+fn dollar_schema_is_accepted_as_a_string_only() {
+    let mut v = doc(json!([msg("u", "user", json!([text("hi")]))]));
+    v["$schema"] = json!("./schema/envelope.schema.json");
+    assert!(warnings(&v).is_empty());
+    v["$schema"] = json!(3);
+    assert_eq!(errors(&v), [("$schema".to_string(), "expected a string, found a number".to_string())]);
+}
+
+#[test]
+fn every_diagnostic_names_its_rule() {
+    let v = doc(json!([msg("u", "user", json!([text("{{x}}"), {"kind": "nope"}]))]));
+    let e = parse(&v.to_string()).unwrap_err();
+    assert_eq!(e.iter().map(|d| d.code()).collect::<Vec<_>>(), ["unknown-kind"]);
+    let w = warnings(&doc(json!([msg("u", "user", json!([text("{{x}}"), var("y", "1")]))])));
+    assert_eq!(w.iter().map(|d| d.code()).collect::<Vec<_>>(), ["undeclared-variable", "unused-variable"]);
+}

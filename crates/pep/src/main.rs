@@ -113,10 +113,9 @@ pub fn read(file: &str) -> Result<Vec<u8>, Failure> {
     result.map(|_| bytes).map_err(|e| Failure::input(format!("{file}: error: cannot read: {e}")))
 }
 
-/// `FILE: error: PATH: message` (or `FILE: warning: …`).
+/// `FILE: error: PATH: message [code]` (or `FILE: warning: …`).
 pub fn line(file: &str, d: &Diagnostic) -> String {
-    let sev = if d.is_error() { "error" } else { "warning" };
-    format!("{file}: {sev}: {d}")
+    format!("{file}: {}: {d} [{}]", d.severity.as_str(), d.code())
 }
 
 /// Reads and validates an envelope; errors become a failure with one line each.

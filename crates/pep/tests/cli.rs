@@ -81,7 +81,7 @@ fn validate_prints_warnings_and_succeeds() {
     assert_eq!(
         err(&o),
         format!(
-            "{}: warning: messages[0].segments[0].content: placeholder {{{{name}}}} has no static_var; it is sent as written\n",
+            "{}: warning: messages[0].segments[0].content: placeholder {{{{name}}}} has no static_var; it is sent as written [undeclared-variable]\n",
             f.path()
         )
     );
