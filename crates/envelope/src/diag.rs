@@ -207,6 +207,35 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// Something a conversion could not carry over as it was (a field with no
+/// place in the envelope, a setting with no equivalent at the target), said
+/// with the JSON path it concerns. Never an error: the conversion went on.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Notice {
+    /// A JSON path into the input (`messages[2].content[1].input_audio`), or
+    /// into the envelope for an export (`params.top_k`); empty for the whole.
+    pub path: String,
+    /// What happened, in a sentence without a trailing full stop.
+    pub message: String,
+}
+
+impl Notice {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Notice { path: path.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for Notice {
+    /// `PATH: message`, or just `message` when there is no path.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,6 +25,6 @@ pub mod types;
 mod url;
 pub mod validate;
 
-pub use diag::{Diagnostic, Rule, Severity};
+pub use diag::{Diagnostic, Notice, Rule, Severity};
 pub use parse::{parse, parse_bytes, Loaded};
 pub use types::*;

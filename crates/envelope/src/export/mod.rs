@@ -1,12 +1,34 @@
-//! Export to an OpenAI Chat Completions request (§4).
+//! Export: what an envelope sends, and the request each provider receives.
 //!
 //! Export works in two steps. [`contributions`] says, per message and per
 //! segment, exactly what the model receives (template variables already
-//! substituted); [`openai_request`] assembles those pieces into the request
-//! JSON. Token counting (§5) reads the same pieces, so what is counted is
-//! what is sent.
+//! substituted, tool calls paired and given their ids); a target module
+//! assembles those pieces into one provider's request. This module is the
+//! provider-neutral part; the targets are [`openai_chat`] (PROTOCOL §4, the
+//! request the app shows and the Budget tab counts), and, with the
+//! `providers` feature, `openai_responses`, `anthropic` and `curl`, chosen
+//! through `Target` and `render`. [`params`] translates the
+//! envelope's request settings between providers. Token counting (§5) reads
+//! the same pieces, so what is counted is what is sent.
 
-use serde_json::{json, Map, Value};
+pub mod openai_chat;
+pub mod params;
+
+#[cfg(feature = "providers")]
+pub mod anthropic;
+#[cfg(feature = "providers")]
+pub mod curl;
+#[cfg(feature = "providers")]
+pub mod openai_responses;
+#[cfg(feature = "providers")]
+mod target;
+
+pub use crate::diag::Notice;
+pub use openai_chat::{message_json, openai_json, openai_request, openai_request_filtered};
+#[cfg(feature = "providers")]
+pub use target::{render, render_with, Exported, Target};
+
+use serde_json::{json, Value};
 
 use crate::calls::{At, Calls};
 use crate::template::Vars;
@@ -98,7 +120,7 @@ pub struct Contributions {
 
 /// The model text of one segment, `None` when it contributes none.
 /// Images of user messages are not text; see [`contributions`].
-fn segment_text(s: &Segment, vars: &Vars) -> Option<String> {
+pub(crate) fn segment_text(s: &Segment, vars: &Vars) -> Option<String> {
     let text = match s {
         Segment::Text(t) => vars.apply(&t.content),
         Segment::SystemPrompt(t) => vars.apply(&t.content),
@@ -196,101 +218,6 @@ pub fn contributions_with(envelope: &Envelope, vars: &Vars, calls: &Calls) -> Co
     Contributions { tools, messages }
 }
 
-/// The request message(s) for one envelope message (a tool message gives one
-/// per result; a message that sends nothing gives none).
-pub fn message_json(m: &MessagePieces) -> Vec<Value> {
-    let role = m.role.as_str();
-    match m.role {
-        Role::Tool => m
-            .pieces
-            .iter()
-            .filter_map(|(_, p)| match p {
-                Piece::Result { tool_call_id, content } => {
-                    Some(json!({"role": "tool", "tool_call_id": tool_call_id, "content": content}))
-                }
-                _ => None,
-            })
-            .collect(),
-        Role::Assistant => {
-            let text = m.text();
-            let calls: Vec<Value> = m
-                .pieces
-                .iter()
-                .filter_map(|(_, p)| match p {
-                    Piece::Call { id, name, arguments } => Some(json!({
-                        "id": id,
-                        "type": "function",
-                        "function": {"name": name, "arguments": arguments},
-                    })),
-                    _ => None,
-                })
-                .collect();
-            if text.is_empty() && calls.is_empty() {
-                return vec![];
-            }
-            let mut obj = Map::new();
-            obj.insert("role".into(), role.into());
-            obj.insert("content".into(), if text.is_empty() { Value::Null } else { text.into() });
-            if !calls.is_empty() {
-                obj.insert("tool_calls".into(), calls.into());
-            }
-            vec![Value::Object(obj)]
-        }
-        Role::User if m.has_images() => {
-            let parts: Vec<Value> = m
-                .content_parts()
-                .into_iter()
-                .map(|c| match c {
-                    ContentPart::Text(text) => json!({"type": "text", "text": text}),
-                    ContentPart::Image(url) => json!({"type": "image_url", "image_url": {"url": url}}),
-                })
-                .collect();
-            vec![json!({"role": role, "content": parts})]
-        }
-        Role::System | Role::User => {
-            let text = m.text();
-            if text.is_empty() {
-                vec![]
-            } else {
-                vec![json!({"role": role, "content": text})]
-            }
-        }
-    }
-}
-
-/// The request body for `envelope`, keeping only the messages whose `keep`
-/// entry is true (all when `keep` is `None`) and the tools when `keep_tools`.
-/// Ids of calls (`call_{n}`) are numbered over the whole envelope, so a
-/// truncated request names its calls as the full one does.
-pub fn openai_request_filtered(
-    envelope: &Envelope,
-    c: &Contributions,
-    keep: Option<&[bool]>,
-    keep_tools: bool,
-) -> Value {
-    let mut body = Map::new();
-    // `envelope.model or "gpt-4o"`: an empty model is no model (as for `parsedContent`).
-    let model = envelope.model.as_deref().filter(|m| !m.is_empty()).unwrap_or(DEFAULT_MODEL);
-    body.insert("model".into(), model.into());
-    let messages: Vec<Value> = c
-        .messages
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| keep.is_none_or(|k| k.get(*i).copied().unwrap_or(true)))
-        .flat_map(|(_, m)| message_json(m))
-        .collect();
-    body.insert("messages".into(), messages.into());
-    if keep_tools && !c.tools.is_empty() {
-        body.insert("tools".into(), c.tools.clone().into());
-    }
-    Value::Object(body)
-}
-
-/// The OpenAI Chat Completions request body for `envelope`.
-pub fn openai_request(envelope: &Envelope) -> Value {
-    openai_request_filtered(envelope, &contributions(envelope), None, true)
-}
-
 /// The export as text: pretty JSON (two-space indent) and a final newline.
 /// The CLI prints it, the app shows, copies and downloads it.
 pub fn to_pretty(value: &Value) -> String {
@@ -299,7 +226,91 @@ pub fn to_pretty(value: &Value) -> String {
     s
 }
 
-/// [`openai_request`] as the text [`to_pretty`] gives.
-pub fn openai_json(envelope: &Envelope) -> String {
-    to_pretty(&openai_request(envelope))
+/// One element of a provider message's content, in segment order: a run of
+/// adjacent text pieces (joined by `"\n\n"`) or one other piece.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Run<'a> {
+    Text(String),
+    /// A non-text piece and the index of its segment.
+    Piece(usize, &'a Piece),
+}
+
+impl MessagePieces {
+    /// The message's content as runs: each stretch of text pieces joined by
+    /// `"\n\n"`, and every image, call and result on its own, in order.
+    pub fn runs(&self) -> Vec<Run<'_>> {
+        let mut out = Vec::new();
+        let mut texts: Vec<&str> = Vec::new();
+        for (sj, p) in &self.pieces {
+            match p {
+                Piece::Text(t) => texts.push(t),
+                other => {
+                    if !texts.is_empty() {
+                        out.push(Run::Text(texts.join("\n\n")));
+                        texts.clear();
+                    }
+                    out.push(Run::Piece(*sj, other));
+                }
+            }
+        }
+        if !texts.is_empty() {
+            out.push(Run::Text(texts.join("\n\n")));
+        }
+        out
+    }
+}
+
+/// The segment at message `mi`, segment `sj` (the pieces name their segment).
+pub(crate) fn segment_at(envelope: &Envelope, mi: usize, sj: usize) -> Option<&Segment> {
+    envelope.messages.get(mi)?.segments.get(sj)
+}
+
+/// The model named by the envelope, `None` when it names none (an empty
+/// model is no model, as in §4).
+pub(crate) fn named_model(envelope: &Envelope) -> Option<&str> {
+    envelope.model.as_deref().filter(|m| !m.is_empty())
+}
+
+/// `data:{mime};base64,{data}` split into its MIME type and data, for the
+/// exact lower-case spelling only (a data URL written otherwise is not
+/// rebuilt byte for byte from the two, so it is left alone).
+pub fn base64_data_url(url: &str) -> Option<(&str, &str)> {
+    let rest = url.strip_prefix("data:")?;
+    let (mime, data) = rest.split_once(";base64,")?;
+    let ok = !mime.is_empty()
+        && mime.bytes().all(|b| b.is_ascii_alphanumeric() || b"/+-.".contains(&b))
+        && data.bytes().all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b));
+    ok.then_some((mime, data))
+}
+
+#[cfg(feature = "providers")]
+/// The tools of the export as `(name, description, JSON Schema)`, read from
+/// the neutral [`Contributions::tools`] (OpenAI Chat's shape, §4).
+pub(crate) fn tool_specs(c: &Contributions) -> impl Iterator<Item = (&str, &str, &Value)> {
+    static EMPTY: Value = Value::Null;
+    c.tools.iter().map(|t| {
+        let f = &t["function"];
+        (
+            f["name"].as_str().unwrap_or(""),
+            f["description"].as_str().unwrap_or(""),
+            f.get("parameters").unwrap_or(&EMPTY),
+        )
+    })
+}
+
+/// A notice for every tool result with `success: false`, which `provider`'s
+/// requests cannot say (they have no error flag).
+pub(crate) fn note_failed_results(envelope: &Envelope, c: &Contributions, provider: &str, notices: &mut Vec<Notice>) {
+    for (mi, m) in c.messages.iter().enumerate() {
+        for (sj, p) in &m.pieces {
+            if let (Piece::Result { .. }, Some(Segment::ToolCallResult(r))) = (p, segment_at(envelope, mi, *sj)) {
+                if !r.success {
+                    notices.push(Notice::new(
+                        format!("messages[{mi}].segments[{sj}].success"),
+                        format!("{provider} has no error flag for a tool result; `success: false` is not sent"),
+                    ));
+                }
+            }
+        }
+    }
 }

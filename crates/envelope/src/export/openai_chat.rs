@@ -1,0 +1,141 @@
+//! The OpenAI Chat Completions request (PROTOCOL §4): the request the app
+//! shows, copies and downloads, that `pep export` prints and that the Budget
+//! tab counts.
+//!
+//! Its output for an envelope without `params` is exactly §4. With `params`,
+//! the settings (translated to Chat's spelling, see [`super::params`]) come
+//! right after `model`, before `messages`: the request's settings read first,
+//! then the conversation, as in OpenAI's own examples.
+
+use serde_json::{json, Map, Value};
+
+use super::params::{self, Provider};
+use super::{named_model, ContentPart, Contributions, MessagePieces, Piece, DEFAULT_MODEL};
+use crate::diag::Notice;
+use crate::types::{Envelope, Role};
+
+/// The request message(s) for one envelope message (a tool message gives one
+/// per result; a message that sends nothing gives none).
+pub fn message_json(m: &MessagePieces) -> Vec<Value> {
+    let role = m.role.as_str();
+    match m.role {
+        Role::Tool => m
+            .pieces
+            .iter()
+            .filter_map(|(_, p)| match p {
+                Piece::Result { tool_call_id, content } => {
+                    Some(json!({"role": "tool", "tool_call_id": tool_call_id, "content": content}))
+                }
+                _ => None,
+            })
+            .collect(),
+        Role::Assistant => {
+            let text = m.text();
+            let calls: Vec<Value> = m
+                .pieces
+                .iter()
+                .filter_map(|(_, p)| match p {
+                    Piece::Call { id, name, arguments } => Some(json!({
+                        "id": id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": arguments},
+                    })),
+                    _ => None,
+                })
+                .collect();
+            if text.is_empty() && calls.is_empty() {
+                return vec![];
+            }
+            let mut obj = Map::new();
+            obj.insert("role".into(), role.into());
+            obj.insert("content".into(), if text.is_empty() { Value::Null } else { text.into() });
+            if !calls.is_empty() {
+                obj.insert("tool_calls".into(), calls.into());
+            }
+            vec![Value::Object(obj)]
+        }
+        Role::User if m.has_images() => {
+            let parts: Vec<Value> = m
+                .content_parts()
+                .into_iter()
+                .map(|c| match c {
+                    ContentPart::Text(text) => json!({"type": "text", "text": text}),
+                    ContentPart::Image(url) => json!({"type": "image_url", "image_url": {"url": url}}),
+                })
+                .collect();
+            vec![json!({"role": role, "content": parts})]
+        }
+        Role::System | Role::User => {
+            let text = m.text();
+            if text.is_empty() {
+                vec![]
+            } else {
+                vec![json!({"role": role, "content": text})]
+            }
+        }
+    }
+}
+
+/// The request body for `envelope`, keeping only the messages whose `keep`
+/// entry is true (all when `keep` is `None`) and the tools when `keep_tools`.
+/// Ids of calls (`call_{n}`) are numbered over the whole envelope, so a
+/// truncated request names its calls as the full one does.
+pub fn openai_request_filtered(
+    envelope: &Envelope,
+    c: &Contributions,
+    keep: Option<&[bool]>,
+    keep_tools: bool,
+) -> Value {
+    request(envelope, c, keep, keep_tools, &mut Vec::new())
+}
+
+/// [`openai_request_filtered`], with a notice for every setting that does
+/// not carry over and every result whose `success: false` OpenAI cannot say.
+pub fn request(
+    envelope: &Envelope,
+    c: &Contributions,
+    keep: Option<&[bool]>,
+    keep_tools: bool,
+    notices: &mut Vec<Notice>,
+) -> Value {
+    let mut body = Map::new();
+    // `envelope.model or "gpt-4o"`: an empty model is no model (as for `parsedContent`).
+    let model = named_model(envelope).unwrap_or(DEFAULT_MODEL);
+    if model.starts_with("claude") {
+        notices.push(Notice::new("model", format!("`{model}` is not an OpenAI model; it is sent as written")));
+    }
+    body.insert("model".into(), model.into());
+    let tools_kept = keep_tools && !c.tools.is_empty();
+    if let Some(p) = &envelope.params {
+        for (k, v) in params::translate(p, Provider::OpenaiChat, notices) {
+            // A truncated request without its tools cannot choose among them.
+            if !keep_tools && !c.tools.is_empty() && (k == "tool_choice" || k == "parallel_tool_calls") {
+                continue;
+            }
+            body.insert(k, v);
+        }
+    }
+    super::note_failed_results(envelope, c, "OpenAI", notices);
+    let messages: Vec<Value> = c
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keep.is_none_or(|k| k.get(*i).copied().unwrap_or(true)))
+        .flat_map(|(_, m)| message_json(m))
+        .collect();
+    body.insert("messages".into(), messages.into());
+    if tools_kept {
+        body.insert("tools".into(), c.tools.clone().into());
+    }
+    Value::Object(body)
+}
+
+/// The OpenAI Chat Completions request body for `envelope`.
+pub fn openai_request(envelope: &Envelope) -> Value {
+    openai_request_filtered(envelope, &super::contributions(envelope), None, true)
+}
+
+/// [`openai_request`] as the text [`to_pretty`] gives.
+pub fn openai_json(envelope: &Envelope) -> String {
+    super::to_pretty(&openai_request(envelope))
+}

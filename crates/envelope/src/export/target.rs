@@ -1,0 +1,109 @@
+//! The export targets as one choice: what the CLI's `--format` and the app's
+//! format picker offer.
+
+use super::params::Provider;
+use super::{anthropic, contributions, curl, openai_chat, openai_responses, to_pretty, Contributions, Notice};
+use crate::types::Envelope;
+
+/// One export format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// OpenAI Chat Completions (§4; the default).
+    OpenaiChat,
+    OpenaiResponses,
+    Anthropic,
+    /// A shell command that posts the OpenAI Chat request.
+    CurlOpenai,
+    /// A shell command that posts the Anthropic Messages request.
+    CurlAnthropic,
+}
+
+impl Target {
+    pub const ALL: [Target; 5] =
+        [Target::OpenaiChat, Target::OpenaiResponses, Target::Anthropic, Target::CurlOpenai, Target::CurlAnthropic];
+
+    /// The CLI's `--format` value: `openai`, `responses`, `anthropic`,
+    /// `curl-openai`, `curl-anthropic`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Target::OpenaiChat => "openai",
+            Target::OpenaiResponses => "responses",
+            Target::Anthropic => "anthropic",
+            Target::CurlOpenai => "curl-openai",
+            Target::CurlAnthropic => "curl-anthropic",
+        }
+    }
+
+    /// The target with this [`code`](Target::code).
+    pub fn from_code(code: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.code() == code)
+    }
+
+    /// What a picker shows.
+    pub fn label(self) -> &'static str {
+        match self {
+            Target::OpenaiChat => "OpenAI Chat",
+            Target::OpenaiResponses => "OpenAI Responses",
+            Target::Anthropic => "Anthropic",
+            Target::CurlOpenai => "cURL (OpenAI)",
+            Target::CurlAnthropic => "cURL (Anthropic)",
+        }
+    }
+
+    /// A download name for the export of `stem`: `chat.openai.json`,
+    /// `chat.responses.json`, `chat.anthropic.json`, `chat.openai.sh`, `chat.anthropic.sh`.
+    pub fn file_name(self, stem: &str) -> String {
+        match self {
+            Target::CurlOpenai => format!("{stem}.openai.sh"),
+            Target::CurlAnthropic => format!("{stem}.anthropic.sh"),
+            t => format!("{stem}.{}.json", t.code()),
+        }
+    }
+
+    /// The MIME type of the export text.
+    pub fn mime_type(self) -> &'static str {
+        match self {
+            Target::CurlOpenai | Target::CurlAnthropic => "text/x-shellscript",
+            _ => "application/json",
+        }
+    }
+
+    /// The request format the target sends.
+    pub fn provider(self) -> Provider {
+        match self {
+            Target::OpenaiChat | Target::CurlOpenai => Provider::OpenaiChat,
+            Target::OpenaiResponses => Provider::OpenaiResponses,
+            Target::Anthropic | Target::CurlAnthropic => Provider::Anthropic,
+        }
+    }
+}
+
+/// An export: its text (pretty JSON and a final newline, or a shell
+/// command), and what did not carry over as it was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exported {
+    pub text: String,
+    pub notices: Vec<Notice>,
+}
+
+/// The export of `envelope` to `target`. For [`Target::OpenaiChat`] the
+/// text is [`super::openai_json`]'s, byte for byte.
+pub fn render(envelope: &Envelope, target: Target) -> Exported {
+    render_with(envelope, &contributions(envelope), target)
+}
+
+/// [`render`] with the envelope's contributions already at hand.
+pub fn render_with(envelope: &Envelope, c: &Contributions, target: Target) -> Exported {
+    let mut notices = Vec::new();
+    let body = match target.provider() {
+        Provider::OpenaiChat => openai_chat::request(envelope, c, None, true, &mut notices),
+        Provider::OpenaiResponses => openai_responses::request(envelope, c, &mut notices),
+        Provider::Anthropic => anthropic::request(envelope, c, &mut notices),
+    };
+    let text = match target {
+        Target::CurlOpenai => curl::openai(&body),
+        Target::CurlAnthropic => curl::anthropic(&body),
+        _ => to_pretty(&body),
+    };
+    Exported { text, notices }
+}
