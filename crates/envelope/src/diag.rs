@@ -38,6 +38,8 @@ pub enum Area {
     Envelope,
     /// Reading a SKILL.md.
     Skill,
+    /// Importing a provider's request body (OpenAI Chat, OpenAI Responses, Anthropic Messages).
+    Import,
 }
 
 macro_rules! rules {
@@ -115,6 +117,13 @@ rules! {
     CallIdCollision => ("call-id-collision", Envelope, Warning, "A written `callId` equal to an id the export generates (`call_2`)", "`\"callId\": \"call_2\"` beside an id-less second call"),
     UnansweredCall => ("unanswered-call", Envelope, Warning, "A tool call not answered before the next non-tool message (OpenAI refuses it)", "a call followed directly by a user message"),
     ResultOutOfOrder => ("result-out-of-order", Envelope, Warning, "A result that does not directly follow the assistant message of its call (OpenAI refuses it)", "a user message between a call and its result"),
+    // Importing a request body (OpenAI Chat, OpenAI Responses, Anthropic Messages).
+    ImportFormat => ("import-format", Import, Error, "The body is none of the formats read: a Prompt Envelope, an OpenAI Chat, OpenAI Responses or Anthropic Messages request", "`{\"prompt\": \"hi\"}`"),
+    ImportAmbiguousFormat => ("import-ambiguous-format", Import, Error, "The body mixes fields only OpenAI Chat has with fields only Anthropic Messages has; name the format", "a `tool` message beside a top-level `system`"),
+    ImportUnknownRole => ("import-unknown-role", Import, Error, "A message role the request format does not define", "`\"role\": \"model\"` in an OpenAI Chat request"),
+    ImportArguments => ("import-arguments", Import, Error, "A tool call's `arguments` string is not a JSON object", "`\"arguments\": \"[1, 2]\"`"),
+    ImportBase64 => ("import-base64", Import, Error, "Base64 data (an image, a file) that does not decode", "`\"data\": \"not base64!\"`"),
+    ImportInvalidEnvelope => ("import-invalid-envelope", Import, Error, "The envelope made from the request does not validate (a gap in the importer: please report it)", "a request the importer maps to two tools of one name"),
     // SKILL.md files.
     SkillUtf8 => ("skill-utf8", Skill, Warning, "The SKILL.md is not valid UTF-8; invalid bytes were replaced", "a Latin-1 byte in the body"),
     SkillNoFrontMatter => ("skill-no-front-matter", Skill, Warning, "The SKILL.md has no YAML front matter", "a file starting with `# Title`"),

@@ -1,7 +1,10 @@
 //! Prompt Envelope Protocol core: no web dependencies, tested natively.
 //!
 //! - [`parse`] reads a document and reports every problem with its path;
-//! - [`export`] turns it into an OpenAI Chat Completions request;
+//! - [`export`] turns it into an OpenAI Chat Completions request (and, with
+//!   the `providers` feature, an OpenAI Responses or Anthropic Messages
+//!   request or a cURL command); `import` (feature `providers`) reads those
+//!   three request formats back into envelopes;
 //! - [`skill`] reads SKILL.md files, [`markdown`] renders untrusted Markdown
 //!   to safe HTML, [`template`] handles `{{ name }}` variables;
 //! - [`truncate`] is PromptPoet's cache-aware truncation; `tokens` (feature
@@ -11,6 +14,8 @@ pub mod budget;
 pub mod calls;
 pub mod diag;
 pub mod export;
+#[cfg(feature = "providers")]
+pub mod import;
 pub mod jsonview;
 pub mod markdown;
 pub mod parse;

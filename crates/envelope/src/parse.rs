@@ -25,18 +25,20 @@ pub struct Loaded {
 /// Reads a document from bytes: invalid UTF-8 is an error that gives its line,
 /// column and byte offset.
 pub fn parse_bytes(bytes: &[u8]) -> Result<Loaded, Vec<Diagnostic>> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => parse(text),
-        Err(e) => {
-            let at = e.valid_up_to();
-            let (line, column) = line_column(&bytes[..at]);
-            Err(vec![Diagnostic::new(
-                Rule::InvalidUtf8,
-                format!("line {line} column {column}"),
-                format!("the file is not valid UTF-8 (invalid byte at offset {at})"),
-            )])
-        }
-    }
+    parse(utf8(bytes).map_err(|e| vec![e])?)
+}
+
+/// The bytes as text, or the `invalid-utf8` error with its line, column and offset.
+pub fn utf8(bytes: &[u8]) -> Result<&str, Diagnostic> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        let (line, column) = line_column(&bytes[..at]);
+        Diagnostic::new(
+            Rule::InvalidUtf8,
+            format!("line {line} column {column}"),
+            format!("the file is not valid UTF-8 (invalid byte at offset {at})"),
+        )
+    })
 }
 
 fn line_column(prefix: &[u8]) -> (usize, usize) {
@@ -48,14 +50,18 @@ fn line_column(prefix: &[u8]) -> (usize, usize) {
 
 /// Reads a document from JSON text.
 pub fn parse(text: &str) -> Result<Loaded, Vec<Diagnostic>> {
+    from_value(json(text).map_err(|e| vec![e])?)
+}
+
+/// JSON text as a value (a leading byte-order mark allowed), or the one
+/// error that says why not: `empty-document`, or `invalid-json` with its line
+/// and column (nesting deeper than 128 levels included).
+pub fn json(text: &str) -> Result<Value, Diagnostic> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
-        return Err(vec![Diagnostic::new(Rule::EmptyDocument, "", "the document is empty (expected a JSON object)")]);
+        return Err(Diagnostic::new(Rule::EmptyDocument, "", "the document is empty (expected a JSON object)"));
     }
-    match serde_json::from_str::<Value>(text) {
-        Ok(value) => from_value(value),
-        Err(e) => Err(vec![syntax_error(&e)]),
-    }
+    serde_json::from_str::<Value>(text).map_err(|e| syntax_error(&e))
 }
 
 /// A JSON syntax error as a diagnostic whose path is `line L column C`.
