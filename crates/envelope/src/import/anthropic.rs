@@ -18,7 +18,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{join, Builder, Want};
+use super::{a_role, join, Builder, Want};
 use crate::diag::Rule;
 use crate::parse::type_name;
 use crate::types::{Role, Segment};
@@ -42,7 +42,7 @@ pub(crate) fn read(body: &Map<String, Value>, b: &mut Builder) {
                         }
                         b.extras(o, &p, &["type", "text"]);
                     }
-                    Some(other) => b.not_represented(&p, &format!("a `{other}` block")),
+                    Some(other) => b.not_represented(&p, &format!("the `{other}` block")),
                     None => {}
                 }
             }
@@ -158,7 +158,7 @@ fn block(b: &mut Builder, v: &Value, path: &str, role: Role) -> Option<(Role, Ve
                         &sp,
                         &format!("an image from a `{other}` source (its content is not in the request)"),
                     );
-                    None
+                    return Some((role, vec![]));
                 }
             };
             b.extras(source, &sp, &["type", "url", "media_type", "data"]);
@@ -181,7 +181,7 @@ fn block(b: &mut Builder, v: &Value, path: &str, role: Role) -> Option<(Role, Ve
             vec![b.call(&join(path, "id"), id?, name?, input?)]
         }
         (other, _) => {
-            b.not_represented(path, &format!("a `{other}` block in a {} message", role.as_str()));
+            b.not_represented(path, &format!("the `{other}` block (in {} message)", a_role(role)));
             vec![]
         }
     };
@@ -205,7 +205,7 @@ fn result_content(b: &mut Builder, v: Option<&Value>, path: &str) -> String {
                         }
                         b.extras(o, &p, &["type", "text"]);
                     }
-                    Some(other) => b.not_represented(&p, &format!("a `{other}` block in a tool result")),
+                    Some(other) => b.not_represented(&p, &format!("the `{other}` block of a tool result")),
                     None => {}
                 }
             }
@@ -245,7 +245,7 @@ fn document(b: &mut Builder, o: &Map<String, Value>, path: &str) -> Option<Segme
         }
         other => {
             b.not_represented(&sp, &format!("a document from a `{other}` source (its content is not in the request)"));
-            None
+            return None;
         }
     };
     b.extras(source, &sp, &["type", "media_type", "data", "content"]);

@@ -239,7 +239,7 @@ pub fn detect(value: &Value) -> Result<Format, Diagnostic> {
     for (i, m) in messages.iter().enumerate() {
         let Some(m) = m.as_object() else { continue };
         if let Some(role @ ("system" | "developer" | "tool" | "function")) = m.get("role").and_then(Value::as_str) {
-            s.chat(format!("a `{role}` message (messages[{i}])"));
+            s.chat(format!("the `{role}` message messages[{i}]"));
         }
         for key in ["tool_calls", "tool_call_id", "function_call", "refusal", "audio"] {
             if m.contains_key(key) {
@@ -250,10 +250,10 @@ pub fn detect(value: &Value) -> Result<Format, Diagnostic> {
             let ty = part.get("type").and_then(Value::as_str).unwrap_or("");
             match ty {
                 "image_url" | "input_audio" | "file" | "refusal" => {
-                    s.chat(format!("a `{ty}` part (messages[{i}].content[{j}])"))
+                    s.chat(format!("the `{ty}` part messages[{i}].content[{j}]"))
                 }
                 "tool_use" | "tool_result" | "document" | "thinking" | "redacted_thinking" | "server_tool_use"
-                | "search_result" => s.anthropic(format!("a `{ty}` block (messages[{i}].content[{j}])")),
+                | "search_result" => s.anthropic(format!("the `{ty}` block messages[{i}].content[{j}]")),
                 "image" if part.get("source").is_some() => {
                     s.anthropic(format!("an `image` block (messages[{i}].content[{j}])"))
                 }
@@ -275,6 +275,16 @@ pub fn detect(value: &Value) -> Result<Format, Diagnostic> {
         (None, Some(_)) => Ok(Format::Anthropic),
         (None, None) if o.contains_key("max_tokens") => Ok(Format::Anthropic),
         (None, None) => Ok(Format::OpenaiChat),
+    }
+}
+
+/// "a user", "an assistant": a message of `role`, for notices.
+pub(crate) fn a_role(role: Role) -> &'static str {
+    match role {
+        Role::System => "a system",
+        Role::User => "a user",
+        Role::Assistant => "an assistant",
+        Role::Tool => "a tool",
     }
 }
 
@@ -710,7 +720,7 @@ pub(crate) fn text_parts(b: &mut Builder, v: &Value, path: &str, text_type: &str
                     }
                     b.extras(o, &pj, &["type", "text"]);
                 } else {
-                    b.not_represented(&pj, &format!("a `{ty}` part"));
+                    b.not_represented(&pj, &format!("the `{ty}` part"));
                 }
             }
             out

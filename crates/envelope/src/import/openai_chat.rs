@@ -127,7 +127,7 @@ fn user_content(b: &mut Builder, v: &Value, path: &str) -> Vec<Segment> {
                 }
                 b.extras(o, &pj, &["type", "file"]);
             }
-            other => b.not_represented(&join(&pj, other), &format!("a `{other}` part")),
+            other => b.not_represented(&join(&pj, other), &format!("the `{other}` part")),
         }
     }
     segs
@@ -137,7 +137,7 @@ fn call(b: &mut Builder, v: &Value, path: &str) -> Option<Segment> {
     let c = b.object(v, path, "a tool call")?;
     let ty = b.opt_str(c, path, "type").unwrap_or("function");
     if ty != "function" {
-        b.not_represented(path, &format!("a `{ty}` tool call"));
+        b.not_represented(path, &format!("the `{ty}` tool call"));
         return None;
     }
     let id = b.req_str(c, path, "id");
@@ -155,7 +155,7 @@ fn tool(b: &mut Builder, v: &Value, path: &str) {
     let Some(t) = b.object(v, path, "a tool") else { return };
     let ty = b.opt_str(t, path, "type").unwrap_or("function");
     if ty != "function" {
-        b.not_represented(path, &format!("a `{ty}` tool"));
+        b.not_represented(path, &format!("the `{ty}` tool"));
         return;
     }
     let fp = join(path, "function");

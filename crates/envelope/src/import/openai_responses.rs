@@ -21,7 +21,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{join, text_parts, Builder, Want};
+use super::{a_role, join, text_parts, Builder, Want};
 use crate::diag::Rule;
 use crate::types::{Role, Segment};
 
@@ -88,7 +88,7 @@ fn input_item(b: &mut Builder, v: &Value, path: &str) {
                 b.append(Role::Tool, vec![seg]);
             }
         }
-        other => b.not_represented(path, &format!("a `{other}` item")),
+        other => b.not_represented(path, &format!("the `{other}` item")),
     }
 }
 
@@ -137,15 +137,11 @@ fn content_part(b: &mut Builder, v: &Value, path: &str, role: Role) -> Vec<Segme
     match ty {
         "input_text" | "output_text" => {
             let segs = b.req_str(o, path, "text").map(|t| b.text(t, role)).unwrap_or_default();
-            if ty == "output_text" {
-                if o.get("annotations").is_some_and(|a| a.as_array().is_some_and(|a| !a.is_empty())) {
-                    b.not_represented(&join(path, "annotations"), "`annotations`");
-                }
-                let known = ["type", "text", "annotations", "logprobs"];
-                b.extras(o, path, &known);
-            } else {
-                b.extras(o, path, &["type", "text"]);
-            }
+            // Empty `annotations` / `logprobs` of an output say nothing.
+            let empty = |k: &str| o.get(k).is_some_and(|a| a.as_array().is_some_and(Vec::is_empty));
+            let mut known = vec!["type", "text"];
+            known.extend(["annotations", "logprobs"].into_iter().filter(|k| ty == "output_text" && empty(k)));
+            b.extras(o, path, &known);
             segs
         }
         "input_image" if role == Role::User => {
@@ -176,7 +172,7 @@ fn content_part(b: &mut Builder, v: &Value, path: &str, role: Role) -> Vec<Segme
             segs
         }
         other => {
-            b.not_represented(path, &format!("a `{other}` part in a {} message", role.as_str()));
+            b.not_represented(path, &format!("the `{other}` part (in {} message)", a_role(role)));
             vec![]
         }
     }
@@ -186,7 +182,7 @@ fn tool(b: &mut Builder, v: &Value, path: &str) {
     let Some(t) = b.object(v, path, "a tool") else { return };
     let Some(ty) = b.req_str(t, path, "type") else { return };
     if ty != "function" {
-        b.not_represented(path, &format!("a `{ty}` tool"));
+        b.not_represented(path, &format!("the `{ty}` tool"));
         return;
     }
     let name = b.req_str(t, path, "name");
