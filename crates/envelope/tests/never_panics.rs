@@ -1,6 +1,8 @@
-//! Property tests: no input panics the reader, the validator or the exporter.
-//! Arbitrary bytes, arbitrary JSON, and near-valid envelopes (valid ones with
-//! random damage) all end in a document or in errors that say where.
+//! Property tests: no input panics the reader, the validator, the exporter
+//! or (feature `providers`) the importer. Arbitrary bytes, arbitrary JSON,
+//! near-valid envelopes and near-valid request bodies (valid ones with
+//! random damage) all end in a document or in errors that say where; every
+//! imported envelope exports to every target.
 
 use envelope::export::{contributions, openai_json};
 use envelope::parts::{count_parts, part_texts};
@@ -15,8 +17,21 @@ fn arb_json() -> impl Strategy<Value = Value> {
         any::<i64>().prop_map(Value::from),
         any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
         ".{0,12}".prop_map(Value::from),
-        prop_oneof![Just("1.0"), Just("text"), Just("user"), Just("tool"), Just("image"), Just("{{x}}")]
-            .prop_map(Value::from),
+        prop_oneof![
+            Just("1.0"),
+            Just("text"),
+            Just("user"),
+            Just("tool"),
+            Just("image"),
+            Just("{{x}}"),
+            Just("assistant"),
+            Just("tool_use"),
+            Just("tool_result"),
+            Just("function_call"),
+            Just("{\"a\":1}"),
+            Just("data:image/png;base64,AA=="),
+        ]
+        .prop_map(Value::from),
     ];
     leaf.prop_recursive(5, 64, 8, |inner| {
         prop_oneof![
@@ -30,6 +45,12 @@ fn arb_json() -> impl Strategy<Value = Value> {
                         Just("kind".to_string()),
                         Just("role".to_string()),
                         Just("id".to_string()),
+                        Just("content".to_string()),
+                        Just("type".to_string()),
+                        Just("input".to_string()),
+                        Just("system".to_string()),
+                        Just("tool_calls".to_string()),
+                        Just("arguments".to_string()),
                         ".{0,6}".prop_map(|s: String| s)
                     ],
                     inner
@@ -93,12 +114,92 @@ fn paths(v: &Value, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
     }
 }
 
+/// Applies random damage: removes a field, replaces a value, or adds an unknown field.
+fn damage(doc: &mut Value, picks: Vec<(prop::sample::Index, u8, Value)>) {
+    for (pick, how, replacement) in picks {
+        let mut all = Vec::new();
+        paths(doc, &mut Vec::new(), &mut all);
+        let target = pick.get(&all).clone();
+        if target.is_empty() {
+            continue;
+        }
+        let (parent, last) = target.split_at(target.len() - 1);
+        let Some(parent_value) = doc.pointer_mut(&pointer(parent)) else { continue };
+        match (how, parent_value) {
+            (0, Value::Object(m)) => {
+                m.remove(&last[0]);
+            }
+            (1, Value::Object(m)) => {
+                m.insert(last[0].clone(), replacement);
+            }
+            (2, Value::Object(m)) => {
+                m.insert(format!("{}_extra", last[0]), replacement);
+            }
+            (_, Value::Array(a)) => {
+                let i: usize = last[0].parse().unwrap();
+                if i < a.len() {
+                    a[i] = replacement;
+                }
+            }
+            (_, Value::Object(m)) => {
+                m.insert(last[0].clone(), replacement);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The request corpus (tests/fixtures/requests), as damage templates.
+fn request_templates() -> Vec<Value> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/requests");
+    let mut out = Vec::new();
+    for sub in ["openai", "responses", "anthropic"] {
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { continue };
+        let mut files: Vec<_> = entries.map(|e| e.unwrap().path()).collect();
+        files.sort();
+        for f in files {
+            out.push(serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap());
+        }
+    }
+    out
+}
+
 fn pointer(path: &[String]) -> String {
     path.iter().map(|p| format!("/{}", p.replace('~', "~0").replace('/', "~1"))).collect()
 }
 
+/// Importing must never panic, whatever format is asked for; an imported
+/// envelope exports to every target.
+#[cfg(feature = "providers")]
+fn check_import(text: &str) {
+    use envelope::export::{render, Target};
+    use envelope::import::{import_as, Format};
+    for from in [None, Some(Format::OpenaiChat), Some(Format::OpenaiResponses), Some(Format::Anthropic)] {
+        match import_as(text, from) {
+            Ok(i) => {
+                for t in Target::ALL {
+                    let _ = render(&i.envelope, t);
+                }
+            }
+            Err(errors) => {
+                assert!(!errors.is_empty());
+                for e in errors {
+                    assert!(!e.message.is_empty());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(not(feature = "providers"))]
+fn check_import(_: &str) {}
+
 /// Loading must never panic; when it succeeds, neither may export or parts.
 fn check(text: &str) {
+    // Huge inputs are imported once, below, not in every format.
+    if text.len() < 1 << 20 {
+        check_import(text);
+    }
     match parse(text) {
         Ok(l) => {
             let _ = openai_json(&l.envelope);
@@ -139,27 +240,7 @@ proptest! {
         picks in prop::collection::vec((any::<prop::sample::Index>(), 0u8..4, arb_json()), 1..4)
     ) {
         let mut doc = template();
-        for (pick, how, replacement) in picks {
-            let mut all = Vec::new();
-            paths(&doc, &mut Vec::new(), &mut all);
-            let target = pick.get(&all).clone();
-            if target.is_empty() {
-                continue;
-            }
-            let (parent, last) = target.split_at(target.len() - 1);
-            let Some(parent_value) = doc.pointer_mut(&pointer(parent)) else { continue };
-            match (how, parent_value) {
-                (0, Value::Object(m)) => { m.remove(&last[0]); }
-                (1, Value::Object(m)) => { m.insert(last[0].clone(), replacement); }
-                (2, Value::Object(m)) => { m.insert(format!("{}_extra", last[0]), replacement); }
-                (_, Value::Array(a)) => {
-                    let i: usize = last[0].parse().unwrap();
-                    if i < a.len() { a[i] = replacement; }
-                }
-                (_, Value::Object(m)) => { m.insert(last[0].clone(), replacement); }
-                _ => {}
-            }
-        }
+        damage(&mut doc, picks);
         let text = doc.to_string();
         check(&text);
         if let Err(errors) = parse(&text) {
@@ -173,6 +254,20 @@ proptest! {
                 );
             }
         }
+    }
+
+    #[test]
+    fn damaged_requests_import_or_say_where(
+        which in 0usize..64,
+        picks in prop::collection::vec((any::<prop::sample::Index>(), 0u8..4, arb_json()), 1..4)
+    ) {
+        let templates = request_templates();
+        if templates.is_empty() {
+            return Ok(());
+        }
+        let mut doc = templates[which % templates.len()].clone();
+        damage(&mut doc, picks);
+        check(&doc.to_string());
     }
 
     #[test]
@@ -193,5 +288,16 @@ fn huge_and_deep_inputs() {
     check(&"[".repeat(10_000));
     check(&"{\"a\":".repeat(10_000));
     check("\u{feff}");
+    #[cfg(feature = "providers")]
+    {
+        // A huge paste, and text that is 100,000 forms.
+        for (big, min) in [("x'\"".repeat(2 << 20), 6 << 20), ("x'\n\n## Memory\n- a: b".repeat(100_000), 2 << 20)] {
+            let request = json!({"messages": [{"role": "user", "content": big}], "max_tokens": 1}).to_string();
+            let imported = envelope::import::import(&request).unwrap();
+            for t in envelope::export::Target::ALL {
+                assert!(envelope::export::render(&imported.envelope, t).text.len() > min);
+            }
+        }
+    }
     assert!(parse_bytes(&[0xff, 0xfe, 0x00]).is_err());
 }

@@ -636,10 +636,14 @@ impl Builder {
             .collect();
         let envelope =
             Envelope { version: VERSION.to_string(), model, params: (!params.is_empty()).then_some(params), messages };
-        let raw = serde_json::to_value(&envelope).unwrap_or(Value::Null);
-        match parse::from_value(raw.clone()) {
-            Ok(loaded) => Ok(Imported { envelope, raw, format, notices: self.notices, warnings: loaded.warnings }),
-            Err(errors) => Err(errors
+        // Well formed by construction: only the semantic rules (§3) apply.
+        let diags = crate::validate::check(&envelope, &parse::Locator::identity(&envelope), false);
+        let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(Diagnostic::is_error);
+        if errors.is_empty() {
+            let raw = serde_json::to_value(&envelope).unwrap_or(Value::Null);
+            Ok(Imported { envelope, raw, format, notices: self.notices, warnings })
+        } else {
+            Err(errors
                 .into_iter()
                 .map(|e| {
                     Diagnostic::new(
@@ -648,7 +652,7 @@ impl Builder {
                         format!("the envelope made from this request is invalid at {}: {}", e.path, e.message),
                     )
                 })
-                .collect()),
+                .collect())
         }
     }
 }
