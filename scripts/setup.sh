@@ -28,13 +28,16 @@ if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BIND
 fi
 
 # Node packages (binaryen's wasm-opt, playwright-core for the end-to-end
-# tests) live in .tools/, pinned by .tools/package-lock.json.
+# tests, typescript and @anthropic-ai/sdk for the Anthropic export's type
+# check in crates/envelope/tests/provider_types.rs) live in .tools/, pinned
+# by .tools/package-lock.json.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   say "Node.js and npm are needed (for wasm-opt and the browser tests): apt-get install nodejs npm"
   exit 1
 fi
 if [ ! -x .tools/node_modules/.bin/wasm-opt ] \
-   || ! .tools/node_modules/.bin/wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION"; then
+   || ! .tools/node_modules/.bin/wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION" \
+   || [ ! -x .tools/node_modules/.bin/tsc ] || [ ! -d .tools/node_modules/@anthropic-ai/sdk ]; then
   say "installing npm packages into .tools/"
   (cd .tools && npm ci --no-audit --no-fund --loglevel=error)
 fi

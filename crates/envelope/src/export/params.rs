@@ -118,13 +118,14 @@ const RESPONSES: &[&str] = &[
     "user",
 ];
 
-/// Anthropic Messages (`MessageCreateParams`), besides the reserved keys.
+/// Anthropic Messages (`MessageCreateParams` of API version 2023-06-01, the
+/// version the cURL export names), besides the reserved keys.
 const ANTHROPIC: &[&str] = &[
     "container",
-    "context_management",
+    "inference_geo",
     "max_tokens",
-    "mcp_servers",
     "metadata",
+    "output_config",
     "service_tier",
     "stop_sequences",
     "stream",
@@ -250,6 +251,21 @@ fn to_responses(out: &mut Out, k: &str, v: &Value, params: &Map<String, Value>) 
             None => out.note(k, "`response_format` is not an object with a `type`; left out".into()),
         },
         "verbosity" => out.merge(k, "text", "verbosity", v.clone()),
+        // Responses streams say nothing of usage (it is always in the last event).
+        "stream_options" => match v {
+            Value::Object(o) => {
+                let kept: Map<String, Value> = o
+                    .iter()
+                    .filter(|(f, _)| f.as_str() == "include_obfuscation")
+                    .map(|(a, b)| (a.clone(), b.clone()))
+                    .collect();
+                note_other_fields(out, k, v, &["include_obfuscation"]);
+                if !kept.is_empty() {
+                    out.put(k, k, Value::Object(kept));
+                }
+            }
+            _ => out.put(k, k, v.clone()),
+        },
         "reasoning_effort" => out.merge(k, "reasoning", "effort", v.clone()),
         "text" | "reasoning" => match v {
             Value::Object(o) => {
