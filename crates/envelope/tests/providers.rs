@@ -80,3 +80,67 @@ fn the_generator_covers_every_kind_and_imports_recover_them() {
     let expected: BTreeSet<&str> = envelope::KINDS.into_iter().filter(|k| *k != "static_var").collect();
     assert_eq!(back, expected);
 }
+
+/// Runs a cURL export through `sh` with `curl` replaced by a function that
+/// writes its `--data-raw` argument to a file and its other arguments to
+/// another; returns (body, arguments).
+fn run_curl(command: &str, tag: &str) -> (Vec<u8>, String) {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("curl");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join(format!("{tag}.body"));
+    let args = dir.join(format!("{tag}.args"));
+    let _ = std::fs::remove_file(&out);
+    let stub = r#"curl() {
+  : > "$ARGS_FILE"
+  while [ $# -gt 0 ]; do
+    if [ "$1" = --data-raw ]; then printf '%s' "$2" > "$BODY_FILE"; shift; else printf '%s\n' "$1" >> "$ARGS_FILE"; fi
+    shift
+  done
+}
+"#;
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{stub}{command}"))
+        .env("BODY_FILE", &out)
+        .env("ARGS_FILE", &args)
+        .env("OPENAI_API_KEY", "sk-test-from-env")
+        .env("ANTHROPIC_API_KEY", "ak-test-from-env")
+        .status()
+        .expect("sh runs");
+    assert!(status.success(), "{tag}: sh failed on\n{command}");
+    (std::fs::read(&out).unwrap_or_default(), std::fs::read_to_string(&args).unwrap_or_default())
+}
+
+#[test]
+fn curl_commands_post_the_exact_body_and_read_the_key_from_the_environment() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let hostile = serde_json::json!({"version": "1.0", "messages": [{"id": "u", "role": "user", "timestamp": 0, "segments": [
+        {"kind": "text", "content": "it's $(touch /tmp/pwned) `id` \\ '\\'' \" ! %s $HOME ${X:-y} \u{0} \u{7f} é 💡 \n\n'"}
+    ]}]});
+    let mut cases: Vec<(String, Envelope)> = vec![("hostile".into(), parse(&hostile.to_string()).unwrap().envelope)];
+    cases.extend(DEMOS.iter().map(|d| (format!("demo-{d}"), demo(d).envelope)));
+    let mut runner = TestRunner::deterministic();
+    for i in 0..40 {
+        let doc = arb_envelope().new_tree(&mut runner).unwrap().current();
+        cases.push((format!("gen-{i}"), parse(&doc.to_string()).unwrap().envelope));
+    }
+    for (tag, e) in &cases {
+        for (curl, json, key, header) in [
+            (Target::CurlOpenai, Target::OpenaiChat, "OPENAI_API_KEY", "Authorization: Bearer sk-test-from-env"),
+            (Target::CurlAnthropic, Target::Anthropic, "ANTHROPIC_API_KEY", "x-api-key: ak-test-from-env"),
+        ] {
+            let command = render(e, curl).text;
+            assert!(command.contains(&format!("${key}")) && !command.contains("test-from-env"), "{tag}: {command}");
+            let (body, args) = run_curl(&command, &format!("{tag}-{}", curl.code()));
+            let want = render(e, json).text;
+            assert!(
+                body == want.trim_end_matches('\n').as_bytes(),
+                "{tag} {curl:?}: the body sent differs from the export"
+            );
+            assert!(args.lines().any(|l| l == header), "{tag}: {args}");
+            assert!(args.lines().any(|l| l == "Content-Type: application/json"), "{tag}: {args}");
+        }
+    }
+    assert!(!std::path::Path::new("/tmp/pwned").exists());
+}
