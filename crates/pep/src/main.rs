@@ -1,20 +1,24 @@
-//! `pep`: check, export and budget Prompt Envelope documents from the command line.
+//! `pep`: check, import, export and budget Prompt Envelope documents from the command line.
 //!
 //! Exit status: 0 success; 1 invalid input (every problem on stderr as
 //! `FILE: error: PATH: message`); 2 a token limit that cannot be met (and
-//! command-line usage errors, as clap reports them).
+//! command-line usage errors, as clap reports them). What an import or
+//! export could not carry over is a note on stderr (`FILE: note: PATH:
+//! message`), never a failure.
 
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use envelope::{export, parse_bytes, skill, Diagnostic};
+use envelope::export::{render, Target};
+use envelope::import::{self, Format};
+use envelope::{export, parse, parse_bytes, skill, Diagnostic, Notice};
 
 mod budget;
 
 #[derive(Parser)]
-#[command(name = "pep", version, about = "Validate, export and budget Prompt Envelope documents")]
+#[command(name = "pep", version, about = "Validate, import, export and budget Prompt Envelope documents")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -27,10 +31,20 @@ enum Command {
         #[arg(required = true)]
         files: Vec<String>,
     },
-    /// Print the request a document sends (pretty JSON on stdout).
+    /// Read an OpenAI Chat, OpenAI Responses or Anthropic Messages request
+    /// body and print it as an envelope (pretty JSON on stdout; what has no
+    /// place in the envelope as notes on stderr).
+    Import {
+        /// The request's format; `auto` detects it.
+        #[arg(long, value_enum, default_value_t = ImportFrom::Auto)]
+        from: ImportFrom,
+        file: String,
+    },
+    /// Print the request a document sends: pretty JSON, or a cURL command.
+    /// FILE is an envelope or a request body of any of the three formats.
     Export {
-        #[arg(long, value_enum, default_value_t = Format::Openai)]
-        format: Format,
+        #[arg(long, value_enum, default_value_t = ExportFormat::Openai)]
+        format: ExportFormat,
         file: String,
     },
     /// Parse a SKILL.md file and print it as JSON.
@@ -54,9 +68,54 @@ enum Command {
     },
 }
 
+/// `pep import --from`.
 #[derive(Clone, Copy, ValueEnum)]
-enum Format {
+enum ImportFrom {
+    Auto,
+    /// OpenAI Chat Completions.
     Openai,
+    /// OpenAI Responses.
+    Responses,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+impl ImportFrom {
+    fn format(self) -> Option<Format> {
+        match self {
+            ImportFrom::Auto => None,
+            ImportFrom::Openai => Some(Format::OpenaiChat),
+            ImportFrom::Responses => Some(Format::OpenaiResponses),
+            ImportFrom::Anthropic => Some(Format::Anthropic),
+        }
+    }
+}
+
+/// `pep export --format`.
+#[derive(Clone, Copy, ValueEnum)]
+enum ExportFormat {
+    /// OpenAI Chat Completions (PROTOCOL §4).
+    Openai,
+    /// OpenAI Responses.
+    Responses,
+    /// Anthropic Messages.
+    Anthropic,
+    /// A cURL command posting the OpenAI Chat request (key from $OPENAI_API_KEY).
+    CurlOpenai,
+    /// A cURL command posting the Anthropic request (key from $ANTHROPIC_API_KEY).
+    CurlAnthropic,
+}
+
+impl ExportFormat {
+    fn target(self) -> Target {
+        match self {
+            ExportFormat::Openai => Target::OpenaiChat,
+            ExportFormat::Responses => Target::OpenaiResponses,
+            ExportFormat::Anthropic => Target::Anthropic,
+            ExportFormat::CurlOpenai => Target::CurlOpenai,
+            ExportFormat::CurlAnthropic => Target::CurlAnthropic,
+        }
+    }
 }
 
 /// A failed command: what to print on stderr and the exit status.
@@ -77,7 +136,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Validate { files } => validate(&files),
-        Command::Export { format: Format::Openai, file } => export_openai(&file),
+        Command::Import { from, file } => import_file(&file, from.format()),
+        Command::Export { format, file } => export_file(&file, format.target()),
         Command::Skill { file } => skill_json(&file),
         Command::Tokens { file } => budget::tokens(file.as_deref()),
         Command::Truncate { limit, step, parts: true, file } => budget::truncate_parts(&file, limit, step),
@@ -155,10 +215,55 @@ fn print_warnings(file: &str, warnings: &[Diagnostic]) {
     }
 }
 
-fn export_openai(file: &str) -> Outcome {
-    let loaded = load(file)?;
-    print_warnings(file, &loaded.warnings);
-    Ok(export::openai_json(&loaded.envelope))
+/// `FILE: note: PATH: message`.
+pub fn note_line(file: &str, n: &Notice) -> String {
+    format!("{file}: note: {n}")
+}
+
+fn print_notes(file: &str, notices: &[Notice]) {
+    let mut stderr = std::io::stderr().lock();
+    for n in notices {
+        let _ = writeln!(stderr, "{}", note_line(file, n));
+    }
+}
+
+fn failure(file: &str, errors: &[Diagnostic]) -> Failure {
+    Failure { lines: errors.iter().map(|d| line(file, d)).collect(), code: 1 }
+}
+
+fn import_file(file: &str, from: Option<Format>) -> Outcome {
+    let bytes = read(file)?;
+    let imported = import::import_bytes(&bytes, from).map_err(|e| failure(file, &e))?;
+    print_notes(file, &imported.notices);
+    Ok(export::to_pretty(&imported.raw))
+}
+
+/// Reads an envelope or a request body: a body that is recognisably a
+/// request is imported (its notices printed); anything else is read as an
+/// envelope, with the envelope's errors and warnings.
+fn load_any(file: &str) -> Result<envelope::Envelope, Failure> {
+    let bytes = read(file)?;
+    let text = parse::utf8(&bytes).map_err(|e| failure(file, &[e]))?;
+    let value = parse::json(text).map_err(|e| failure(file, &[e]))?;
+    match import::detect(&value) {
+        Ok(format) if format != Format::Envelope => {
+            let imported = import::import_value(value, Some(format)).map_err(|e| failure(file, &e))?;
+            print_notes(file, &imported.notices);
+            Ok(imported.envelope)
+        }
+        _ => {
+            let loaded = parse::from_value(value).map_err(|e| failure(file, &e))?;
+            print_warnings(file, &loaded.warnings);
+            Ok(loaded.envelope)
+        }
+    }
+}
+
+fn export_file(file: &str, target: Target) -> Outcome {
+    let envelope = load_any(file)?;
+    let exported = render(&envelope, target);
+    print_notes(file, &exported.notices);
+    Ok(exported.text)
 }
 
 fn skill_json(file: &str) -> Outcome {

@@ -274,3 +274,111 @@ fn truncate_promptpoet_parts() {
     let o = pep(&["truncate", "--parts", stepped.path(), "--step", "1"]);
     assert_eq!(out(&o), "{\"kept\":[\"b\"],\"total_tokens\":10}\n");
 }
+
+const REQUESTS: &str = "crates/envelope/tests/fixtures/requests";
+
+#[test]
+fn import_prints_the_envelope_and_notes_what_has_no_place() {
+    let file = format!("{REQUESTS}/anthropic/tools-and-params.json");
+    let o = pep(&["import", &file]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let loaded = envelope::parse(&out(&o)).expect("the output is a valid envelope");
+    assert_eq!(loaded.envelope.model.as_deref(), Some("claude-sonnet-4-5"));
+    assert!(out(&o).ends_with("}\n") && out(&o).starts_with("{\n  \"version\": \"1.0\""));
+    let e = err(&o);
+    assert!(e.lines().all(|l| l.starts_with(&format!("{file}: note: "))), "{e}");
+    assert!(e.contains(&format!("{file}: note: system[1].cache_control: a cache breakpoint")), "{e}");
+    assert!(e.contains(&format!("{file}: note: tools[2]: the server tool `web_search_20250305`")), "{e}");
+    // Each format, detected or named.
+    for (dir, from) in [("openai", "openai"), ("responses", "responses"), ("anthropic", "anthropic")] {
+        let file = format!("{REQUESTS}/{dir}/tools-and-params.json");
+        let auto = pep(&["import", &file]);
+        let named = pep(&["import", "--from", from, &file]);
+        assert_eq!(auto.status.code(), Some(0), "{file}: {}", err(&auto));
+        assert_eq!(out(&auto), out(&named), "{file}");
+        let text = std::fs::read_to_string(root().join(&file)).unwrap();
+        let want = envelope::import::import(&text).unwrap();
+        assert_eq!(out(&auto), envelope::export::to_pretty(&want.raw), "{file}");
+    }
+}
+
+#[test]
+fn import_of_malformed_or_unknown_bodies_exits_1_with_every_error() {
+    let bad = Temp::new(
+        "bad-request.json",
+        br#"{"model": "gpt-4o", "messages": [{"role": "assistant", "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": "[1]"}}]}, {"role": "tool", "tool_call_id": "zz", "content": "x"}]}"#,
+    );
+    let o = pep(&["import", bad.path()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(out(&o), "");
+    let e = err(&o);
+    assert!(e.contains(&format!("{}: error: messages[0].tool_calls[0].function.arguments: the arguments are an array, not a JSON object [import-arguments]", bad.path())), "{e}");
+    assert!(
+        e.contains(&format!(
+            "{}: error: messages[1].tool_call_id: `zz` answers no earlier tool call [unpaired-result]",
+            bad.path()
+        )),
+        "{e}"
+    );
+
+    let none = Temp::new("none.json", br#"{"prompt": "hi"}"#);
+    let o = pep(&["import", none.path()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        err(&o).contains("OpenAI Chat")
+            && err(&o).contains("Anthropic Messages")
+            && err(&o).contains("[import-format]"),
+        "{}",
+        err(&o)
+    );
+
+    // Both OpenAI Chat and Anthropic fields: auto-detection refuses, --from decides.
+    let mixed = Temp::new("mixed.json", br#"{"system": "s", "max_tokens": 5, "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/i.png"}}]}]}"#);
+    let o = pep(&["import", mixed.path()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("[import-ambiguous-format]"), "{}", err(&o));
+    let o = pep(&["import", "--from", "openai", mixed.path()]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+
+    for (name, bytes) in
+        [("empty.json", vec![]), ("deep.json", "[".repeat(10_000).into_bytes()), ("binary.json", vec![0xff, 0xfe, 0])]
+    {
+        let f = Temp::new(name, &bytes);
+        let o = pep(&["import", f.path()]);
+        assert_eq!(o.status.code(), Some(1), "{name}");
+        assert!(err(&o).contains(": error: "), "{name}: {}", err(&o));
+    }
+}
+
+#[test]
+fn export_formats_equal_the_core_and_convert_requests_directly() {
+    let sources: Vec<String> = ["demos/d.json".to_string(), "demos/e.json".to_string()]
+        .into_iter()
+        .chain(["openai", "responses", "anthropic"].iter().map(|d| format!("{REQUESTS}/{d}/tools-and-params.json")))
+        .collect();
+    for file in &sources {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        let envelope = envelope::import::import(&text).unwrap().envelope;
+        for target in envelope::export::Target::ALL {
+            let o = pep(&["export", "--format", target.code(), file]);
+            assert_eq!(o.status.code(), Some(0), "{file} {}: {}", target.code(), err(&o));
+            let want = envelope::export::render(&envelope, target);
+            assert!(out(&o) == want.text, "{file} --format {}", target.code());
+            for n in &want.notices {
+                assert!(err(&o).contains(&format!("{file}: note: {n}")), "{file}: {}", err(&o));
+            }
+        }
+    }
+    // The default format stays §4's request, byte for byte, and says nothing for a clean demo.
+    let o = pep(&["export", "demos/a.json"]);
+    assert_eq!(
+        out(&o),
+        std::fs::read_to_string(root().join("crates/envelope/tests/fixtures/golden/a.openai.json")).unwrap()
+    );
+    assert_eq!(err(&o), "");
+    let o = pep(&["export", "--format", "curl-openai", "demos/a.json"]);
+    assert!(out(&o).starts_with("curl https://api.openai.com/v1/chat/completions \\\n"), "{}", out(&o));
+    assert!(out(&o).contains("Authorization: Bearer $OPENAI_API_KEY"));
+    let o = pep(&["export", "--format", "pdf", "demos/a.json"]);
+    assert_eq!(o.status.code(), Some(2));
+}

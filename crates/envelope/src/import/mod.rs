@@ -161,7 +161,7 @@ impl Signals {
     }
 }
 
-const TRIED: &str = "a Prompt Envelope (`version` and `messages` with `segments`), an OpenAI Chat request (`messages` with `role` and `content`), an OpenAI Responses request (`input` or `instructions`), an Anthropic Messages request (`messages` and `max_tokens` or a top-level `system`)";
+const TRIED: &str = "the formats tried: a Prompt Envelope (`version` and `messages` with `segments`), an OpenAI Chat request (`messages` with `role` and `content`), an OpenAI Responses request (`input` or `instructions`), an Anthropic Messages request (`messages` and `max_tokens` or a top-level `system`)";
 
 /// The format of a body: an envelope has `version` and `messages` whose
 /// entries have `segments`; a body with `input` or `instructions` and no
@@ -175,7 +175,7 @@ const TRIED: &str = "a Prompt Envelope (`version` and `messages` with `segments`
 /// its absence Chat. A body with both is ambiguous (an error: name the format).
 pub fn detect(value: &Value) -> Result<Format, Diagnostic> {
     let none = |found: &str| {
-        Diagnostic::new(Rule::ImportFormat, "", format!("{found}: not {TRIED}"))
+        Diagnostic::new(Rule::ImportFormat, "", format!("{found}; {TRIED}"))
             .with_hint("name the format (pep import --from openai|responses|anthropic)")
     };
     let Value::Object(o) = value else {
