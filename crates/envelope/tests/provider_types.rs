@@ -183,8 +183,8 @@ fn the_anthropic_check_catches_wrong_requests() {
         wrong.iter().enumerate().map(|(i, b)| (format!("wrong {i}"), b.to_string())).collect();
     let out = tsc_check("wrong", &bodies).expect_err("wrong requests type-check");
     // Body i is on line 3 + 2i of the file: each has its own error.
-    for i in 0..wrong.len() {
+    for (i, body) in wrong.iter().enumerate() {
         let line = format!("wrong.ts({},", 3 + 2 * i);
-        assert!(out.contains(&line), "body {i} was accepted: {}\n{out}", wrong[i]);
+        assert!(out.contains(&line), "body {i} was accepted: {body}\n{out}");
     }
 }

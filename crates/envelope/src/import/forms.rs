@@ -171,10 +171,7 @@ fn skills(chunk: &str) -> Option<(Segment, usize)> {
     let mut used = para.len();
     // Loaded bodies follow in list order: `\n\n### Skill: name\n\nbody`.
     let mut next_item = 0;
-    loop {
-        let Some(rest) = chunk[used..].strip_prefix("\n\n").and_then(|r| r.strip_prefix(SKILL_HEADER)) else {
-            break;
-        };
+    while let Some(rest) = chunk[used..].strip_prefix("\n\n").and_then(|r| r.strip_prefix(SKILL_HEADER)) {
         let Some((name, _)) = rest.split_once("\n\n") else { break };
         let Some(k) = (next_item..items.len()).find(|&k| items[k].name == name) else { break };
         let body_start = used + 2 + SKILL_HEADER.len() + name.len() + 2;
