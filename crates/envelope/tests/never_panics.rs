@@ -149,6 +149,24 @@ fn damage(doc: &mut Value, picks: Vec<(prop::sample::Index, u8, Value)>) {
     }
 }
 
+/// Every string of `v` except `type` and `role` tags (and every other one
+/// of those) replaced by `s`.
+fn set_strings(v: &mut Value, s: &str) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                match x {
+                    Value::String(_) if k == "type" || k == "role" => {}
+                    Value::String(t) => *t = s.to_string(),
+                    other => set_strings(other, s),
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| set_strings(x, s)),
+        _ => {}
+    }
+}
+
 /// The request corpus (tests/fixtures/requests), as damage templates.
 fn request_templates() -> Vec<Value> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/requests");
@@ -267,6 +285,18 @@ proptest! {
         }
         let mut doc = templates[which % templates.len()].clone();
         damage(&mut doc, picks);
+        check(&doc.to_string());
+    }
+
+    #[test]
+    fn hostile_strings_in_every_request_field(which in 0usize..64, s in ".{0,24}", prefix in 0usize..6) {
+        let templates = request_templates();
+        if templates.is_empty() {
+            return Ok(());
+        }
+        let p = ["", "data:", "data:image/png;base64,", "## Memory\n- ", "[Document: ", "[audio: https://x"][prefix];
+        let mut doc = templates[which % templates.len()].clone();
+        set_strings(&mut doc, &format!("{p}{s}"));
         check(&doc.to_string());
     }
 

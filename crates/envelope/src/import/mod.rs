@@ -663,7 +663,8 @@ fn split_data_url(s: &str) -> Option<(&str, bool, &str)> {
         return None;
     }
     let (meta, payload) = s[5..].split_once(',')?;
-    let base64 = meta.len() >= 7 && meta[meta.len() - 7..].eq_ignore_ascii_case(";base64");
+    let base64 =
+        meta.len().checked_sub(7).and_then(|i| meta.get(i..)).is_some_and(|t| t.eq_ignore_ascii_case(";base64"));
     let mime = meta.split(';').next().unwrap_or("");
     Some((mime, base64, payload))
 }
@@ -779,6 +780,8 @@ mod tests {
         assert_eq!(split_data_url("data:application/pdf;base64,QQ=="), Some(("application/pdf", true, "QQ==")));
         assert_eq!(split_data_url("DATA:text/plain,hi"), Some(("text/plain", false, "hi")));
         assert_eq!(split_data_url("QQ=="), None);
+        assert_eq!(split_data_url("data:ééééé,x"), Some(("ééééé", false, "x")));
+        assert_eq!(split_data_url("data:é;base64,QQ=="), Some(("é", true, "QQ==")));
         assert!(textual("text/csv") && textual("application/ld+json") && !textual("application/pdf"));
         assert_eq!(mime_of("a.PDF"), "application/pdf");
         assert_eq!(mime_of("noext"), "application/octet-stream");
