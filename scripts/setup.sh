@@ -35,9 +35,11 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   say "Node.js and npm are needed (for wasm-opt and the browser tests): apt-get install nodejs npm"
   exit 1
 fi
+# npm ci runs again whenever package-lock.json changed since the last install
+# (a copy of it is kept in node_modules/ as the stamp) or a tool is missing.
 if [ ! -x .tools/node_modules/.bin/wasm-opt ] \
    || ! .tools/node_modules/.bin/wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION" \
-   || [ ! -x .tools/node_modules/.bin/tsc ] || [ ! -d .tools/node_modules/@anthropic-ai/sdk ]; then
+   || ! cmp -s .tools/package-lock.json .tools/node_modules/.pep-installed-lock.json; then
   say "installing npm packages into .tools/"
-  (cd .tools && npm ci --no-audit --no-fund --loglevel=error)
+  (cd .tools && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.pep-installed-lock.json)
 fi
