@@ -12,6 +12,7 @@ pub mod calls;
 pub mod diag;
 pub mod export;
 pub mod jsonview;
+pub mod locate;
 pub mod markdown;
 pub mod parse;
 pub mod parts;
