@@ -12,6 +12,8 @@ pub mod calls;
 pub mod diag;
 pub mod export;
 pub mod jsonview;
+#[cfg(feature = "lint")]
+pub mod lint;
 pub mod locate;
 pub mod markdown;
 pub mod parse;
