@@ -226,11 +226,10 @@ pub fn located(
                 _ => found.value.clone(),
             };
             let (l, c) = src.lines.line_col(range.start);
-            let end = if src.text.as_bytes().get(range.start).is_some_and(|b| matches!(b, b'{' | b'[')) {
-                range.start + 1
-            } else {
-                range.end
-            };
+            // An object or array is marked by its opening bracket.
+            let container = range == found.value
+                && src.text.as_bytes().get(range.start).is_some_and(|b| matches!(b, b'{' | b'['));
+            let end = if container { range.start + 1 } else { range.end };
             let (el, ec) = src.lines.line_col(end);
             loc.line = Some(l);
             loc.column = Some(c);

@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use envelope::{export, parse_bytes, skill, Diagnostic};
 
 mod budget;
+mod lint;
 
 #[derive(Parser)]
 #[command(name = "pep", version, about = "Validate, export and budget Prompt Envelope documents")]
@@ -37,6 +38,29 @@ enum Command {
     Skill { file: String },
     /// Count the o200k_base tokens of a file's raw UTF-8 text (`-` or nothing: stdin).
     Tokens { file: Option<String> },
+    /// Check documents as CI would: validation plus budget, secrets, variables,
+    /// cache, tools and waste rules (configured by pep.toml). Exit 1 when any
+    /// finding is an error.
+    Lint {
+        #[arg(required = true)]
+        files: Vec<String>,
+        #[arg(long, value_enum, default_value_t = lint::LintFormat::Text)]
+        format: lint::LintFormat,
+        /// The configuration file (default: pep.toml here or in a parent directory).
+        #[arg(long)]
+        config: Option<String>,
+        /// The environment whose settings apply ([environments.NAME] in the configuration).
+        #[arg(long)]
+        env: Option<String>,
+        /// Token budget of the request, overriding the configuration's max_tokens.
+        #[arg(long)]
+        max_tokens: Option<u64>,
+    },
+    /// List every rule code: area, default severity, meaning.
+    Rules {
+        #[arg(long, value_enum, default_value_t = lint::RulesFormat::Text)]
+        format: lint::RulesFormat,
+    },
     /// Plan PromptPoet's cache-aware truncation of a document to a token limit.
     Truncate {
         /// Token limit; -1 means no limit.
@@ -80,6 +104,18 @@ fn main() -> ExitCode {
         Command::Export { format: Format::Openai, file } => export_openai(&file),
         Command::Skill { file } => skill_json(&file),
         Command::Tokens { file } => budget::tokens(file.as_deref()),
+        Command::Lint { files, format, config, env, max_tokens } => {
+            match lint::run(&files, format, config.as_deref(), env.as_deref(), max_tokens) {
+                // The report is the output either way; errors make the exit status 1.
+                Ok((out, true)) => {
+                    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+                    return ExitCode::from(1);
+                }
+                Ok((out, false)) => Ok(out),
+                Err(f) => Err(f),
+            }
+        }
+        Command::Rules { format } => Ok(lint::rules(format)),
         Command::Truncate { limit, step, parts: true, file } => budget::truncate_parts(&file, limit, step),
         Command::Truncate { limit, step, parts: false, file } => {
             budget::truncate_envelope(&file, limit.unwrap_or(-1), step.unwrap_or(1))

@@ -137,7 +137,12 @@ fn prefixed(text: &str, out: &mut Vec<Secret>) {
             if p.digit && !bytes[body..body + n].iter().any(u8::is_ascii_digit) {
                 continue;
             }
-            out.push(Secret { kind: p.kind, range: start..body + n, public: p.prefix.len() });
+            // The key type after the prefix is public too (`sk-proj-`, `sk-ant-api03-`).
+            let typed = ["proj-", "svcacct-", "admin-", "api03-", "admin01-"]
+                .iter()
+                .find(|t| p.prefix.starts_with("sk-") && text[body..].starts_with(*t))
+                .map_or(0, |t| t.len());
+            out.push(Secret { kind: p.kind, range: start..body + n, public: p.prefix.len() + typed });
             from = body + n;
         }
     }
