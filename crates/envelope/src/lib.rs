@@ -10,6 +10,8 @@
 pub mod budget;
 pub mod calls;
 pub mod diag;
+#[cfg(feature = "diff")]
+pub mod diff;
 pub mod export;
 pub mod jsonview;
 #[cfg(feature = "lint")]

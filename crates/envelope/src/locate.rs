@@ -227,8 +227,8 @@ pub fn located(
             };
             let (l, c) = src.lines.line_col(range.start);
             // An object or array is marked by its opening bracket.
-            let container = range == found.value
-                && src.text.as_bytes().get(range.start).is_some_and(|b| matches!(b, b'{' | b'['));
+            let container =
+                range == found.value && src.text.as_bytes().get(range.start).is_some_and(|b| matches!(b, b'{' | b'['));
             let end = if container { range.start + 1 } else { range.end };
             let (el, ec) = src.lines.line_col(end);
             loc.line = Some(l);

@@ -102,7 +102,10 @@ fn secrets_are_found_located_and_masked() {
     let end = f.location.end_column.unwrap() - 1;
     let chars: Vec<char> = line.chars().collect();
     assert_eq!(chars[col..end].iter().collect::<String>(), key);
-    assert_eq!((f.location.message, f.location.segment, f.location.field.as_deref()), (Some(0), Some(0), Some("content")));
+    assert_eq!(
+        (f.location.message, f.location.segment, f.location.field.as_deref()),
+        (Some(0), Some(0), Some("content"))
+    );
     assert_eq!(f.location.pointer, "/messages/0/segments/0/content");
     // No output format holds the key.
     let all = [
@@ -125,18 +128,34 @@ fn secrets_are_found_located_and_masked() {
 fn secrets_in_arguments_results_and_used_variables_but_not_unused_ones() {
     let key = openai_key();
     let d = doc(json!([
-        msg("s", "system", json!([
-            sys("Key: {{k}}"), var("k", &key), var("unused", &key),
-            {"kind": "tool_overview", "collapsed": true, "items": [{"name": "f", "description": "d"}]}
-        ])),
-        msg("a", "assistant", json!([{"kind": "tool_call_request", "toolName": "f", "arguments": {"auth": {"token": key}}, "collapsed": false}])),
-        msg("t", "tool", json!([{"kind": "tool_call_result", "toolName": "f", "result": format!("echo {key}"), "success": true, "collapsed": true}])),
+        msg(
+            "s",
+            "system",
+            json!([
+                sys("Key: {{k}}"), var("k", &key), var("unused", &key),
+                {"kind": "tool_overview", "collapsed": true, "items": [{"name": "f", "description": "d"}]}
+            ])
+        ),
+        msg(
+            "a",
+            "assistant",
+            json!([{"kind": "tool_call_request", "toolName": "f", "arguments": {"auth": {"token": key}}, "collapsed": false}])
+        ),
+        msg(
+            "t",
+            "tool",
+            json!([{"kind": "tool_call_result", "toolName": "f", "result": format!("echo {key}"), "success": true, "collapsed": true}])
+        ),
     ]));
     let r = run(&d, &Settings::default());
     let paths: Vec<&str> = of(&r, Rule::Secret).iter().map(|f| f.diagnostic.path.as_str()).collect();
     assert_eq!(
         paths,
-        ["messages[0].segments[1].value", "messages[1].segments[0].arguments.auth.token", "messages[2].segments[0].result"]
+        [
+            "messages[0].segments[1].value",
+            "messages[1].segments[0].arguments.auth.token",
+            "messages[2].segments[0].result"
+        ]
     );
 }
 
@@ -154,7 +173,11 @@ fn sensitive_words() {
 
 #[test]
 fn required_undeclared_and_unused_variables() {
-    let d = doc(json!([msg("s", "system", json!([sys("Hello {{user}}, in {{city}}"), var("user", "Sam"), var("tone", "dry")]))]));
+    let d = doc(json!([msg(
+        "s",
+        "system",
+        json!([sys("Hello {{user}}, in {{city}}"), var("user", "Sam"), var("tone", "dry")])
+    )]));
     let r = run(&d, &settings(json!({"required_variables": ["user", "jurisdiction"]})));
     let req = of(&r, Rule::RequiredVariable);
     assert_eq!(req.len(), 1);
@@ -172,7 +195,11 @@ fn required_undeclared_and_unused_variables() {
 fn cache_variable_position() {
     let stable = prose(200, "c");
     // Variable first: almost nothing is reusable.
-    let d = doc(json!([msg("s", "system", json!([sys(&format!("Today is {{{{today}}}}. {stable}")), var("today", "2025-06-01")]))]));
+    let d = doc(json!([msg(
+        "s",
+        "system",
+        json!([sys(&format!("Today is {{{{today}}}}. {stable}")), var("today", "2025-06-01")])
+    )]));
     let r = run(&d, &Settings::default());
     let c = of(&r, Rule::CacheVariable);
     assert_eq!(c.len(), 1);
@@ -181,11 +208,30 @@ fn cache_variable_position() {
     assert_eq!(c[0].diagnostic.severity, Severity::Info);
     assert_eq!(c[0].location.end_column.unwrap() - c[0].location.column.unwrap(), 9);
     // Variable last: the position is the whole prompt but the date.
-    let d = doc(json!([msg("s", "system", json!([sys(&format!("{stable} Today is {{{{today}}}}.")), var("today", "2025-06-01")]))]));
+    let d = doc(json!([msg(
+        "s",
+        "system",
+        json!([sys(&format!("{stable} Today is {{{{today}}}}.")), var("today", "2025-06-01")])
+    )]));
     let r = run(&d, &Settings::default());
     let m = &of(&r, Rule::CacheVariable)[0].diagnostic.message;
     let total: u64 = r.tokens.unwrap();
-    assert!(m.contains(&format!("the {} tokens after it", total - m.split("at token ").nth(1).unwrap().split(' ').next().unwrap().replace(',', "").parse::<u64>().unwrap())), "{m}");
+    assert!(
+        m.contains(&format!(
+            "the {} tokens after it",
+            total
+                - m.split("at token ")
+                    .nth(1)
+                    .unwrap()
+                    .split(' ')
+                    .next()
+                    .unwrap()
+                    .replace(',', "")
+                    .parse::<u64>()
+                    .unwrap()
+        )),
+        "{m}"
+    );
     assert!(m.contains(" of them in this system message"), "{m}");
     // No variable: nothing.
     let d = doc(json!([msg("s", "system", json!([sys(&stable)]))]));
@@ -212,15 +258,27 @@ fn unused_tools() {
     let tools = json!({"kind": "tool_overview", "collapsed": true, "items": [
         {"name": "search", "description": "d"}, {"name": "fetch", "description": "d"}]});
     let call = json!({"kind": "tool_call_request", "toolName": "search", "arguments": {}, "collapsed": false});
-    let result = json!({"kind": "tool_call_result", "toolName": "search", "result": "r", "success": true, "collapsed": true});
-    let d = doc(json!([msg("s", "system", json!([tools])), msg("a", "assistant", json!([call])), msg("t", "tool", json!([result]))]));
+    let result =
+        json!({"kind": "tool_call_result", "toolName": "search", "result": "r", "success": true, "collapsed": true});
+    let d = doc(json!([
+        msg("s", "system", json!([tools])),
+        msg("a", "assistant", json!([call])),
+        msg("t", "tool", json!([result]))
+    ]));
     let r = run(&d, &Settings::default());
     let u = of(&r, Rule::UnusedTool);
     assert_eq!(u.len(), 1);
     assert_eq!(u[0].diagnostic.path, "messages[0].segments[0].items[1].name");
     assert_eq!(u[0].diagnostic.severity, Severity::Info);
-    let d = doc(json!([msg("s", "system", json!([{"kind": "tool_overview", "collapsed": true, "items": [{"name": "search", "description": "d"}]}])),
-        msg("a", "assistant", json!([call])), msg("t", "tool", json!([result]))]));
+    let d = doc(json!([
+        msg(
+            "s",
+            "system",
+            json!([{"kind": "tool_overview", "collapsed": true, "items": [{"name": "search", "description": "d"}]}])
+        ),
+        msg("a", "assistant", json!([call])),
+        msg("t", "tool", json!([result]))
+    ]));
     assert!(of(&run(&d, &Settings::default()), Rule::UnusedTool).is_empty());
 }
 

@@ -121,8 +121,10 @@ fn sarif_output_validates_against_the_official_schema() {
     assert_eq!(results.len(), n);
     assert!(n > 10);
     assert!(results.iter().all(|r| r["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64() >= Some(1)));
-    let uris: Vec<&str> =
-        results.iter().map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap()).collect();
+    let uris: Vec<&str> = results
+        .iter()
+        .map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap())
+        .collect();
     assert!(uris.contains(&"prompts/my%20prompt%231.json") && uris.contains(&"file:///abs/bad.json"));
     // Each result's rule is the driver's rule at its index.
     let rules = log["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();

@@ -48,7 +48,8 @@ pub fn settings(config: Option<&str>, env: Option<&str>, max_tokens: Option<u64>
             let shown = p.display().to_string();
             let bytes = read(&shown).map_err(|f| usage(f.lines.join("\n")))?;
             let text = String::from_utf8(bytes).map_err(|_| usage(format!("{shown}: error: not valid UTF-8")))?;
-            toml::from_str::<Config>(&text).map_err(|e| usage(format!("{shown}: error: {}", e.to_string().trim_end())))?
+            toml::from_str::<Config>(&text)
+                .map_err(|e| usage(format!("{shown}: error: {}", e.to_string().trim_end())))?
         }
         None => Config::default(),
     };
@@ -123,7 +124,15 @@ pub fn rules(format: RulesFormat) -> String {
             let w = Rule::ALL.iter().map(|r| r.code().len()).max().unwrap_or(0);
             Rule::ALL
                 .iter()
-                .map(|r| format!("{:<w$}  {:<8} {:<7}  {}\n", r.code(), r.area().as_str(), r.default_severity().as_str(), r.summary()))
+                .map(|r| {
+                    format!(
+                        "{:<w$}  {:<8} {:<7}  {}\n",
+                        r.code(),
+                        r.area().as_str(),
+                        r.default_severity().as_str(),
+                        r.summary()
+                    )
+                })
                 .collect()
         }
     }

@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use envelope::{export, parse_bytes, skill, Diagnostic};
 
 mod budget;
+mod diff;
 mod lint;
 
 #[derive(Parser)]
@@ -32,7 +33,23 @@ enum Command {
     Export {
         #[arg(long, value_enum, default_value_t = Format::Openai)]
         format: Format,
+        /// Compare the export with this golden file instead of printing it:
+        /// exit 0 when equal, else 1 with the differing fields.
+        #[arg(long, value_name = "GOLDEN")]
+        check: Option<String>,
+        /// With --check: rewrite GOLDEN with the export.
+        #[arg(long, requires = "check")]
+        update: bool,
         file: String,
+    },
+    /// Compare two versions of a document: messages and segments added, removed
+    /// and changed, token counts, and the cache break point. Exit 0 when equal,
+    /// 1 when different, 2 on unreadable or invalid input.
+    Diff {
+        a: String,
+        b: String,
+        #[arg(long, value_enum, default_value_t = diff::DiffFormat::Text)]
+        format: diff::DiffFormat,
     },
     /// Parse a SKILL.md file and print it as JSON.
     Skill { file: String },
@@ -97,23 +114,32 @@ impl Failure {
 
 type Outcome = Result<String, Failure>;
 
+/// A `Failure` code that means "print `lines` (one report) on stdout and exit 1".
+const REPORT: u8 = 255;
+
+/// A report and its verdict as an outcome: true (errors found, documents
+/// differ) exits 1 with the report on stdout.
+fn report(r: Result<(String, bool), Failure>) -> Outcome {
+    match r {
+        Ok((out, false)) => Ok(out),
+        Ok((out, true)) => Err(Failure { lines: vec![out], code: REPORT }),
+        Err(f) => Err(f),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Validate { files } => validate(&files),
-        Command::Export { format: Format::Openai, file } => export_openai(&file),
+        Command::Export { format: Format::Openai, file, check: None, .. } => export_openai(&file),
+        Command::Export { format: Format::Openai, file, check: Some(golden), update } => {
+            report(export_openai(&file).and_then(|out| diff::check_golden(&out, &golden, update)))
+        }
+        Command::Diff { a, b, format } => report(diff::run(&a, &b, format).map_err(|f| Failure { code: 2, ..f })),
         Command::Skill { file } => skill_json(&file),
         Command::Tokens { file } => budget::tokens(file.as_deref()),
         Command::Lint { files, format, config, env, max_tokens } => {
-            match lint::run(&files, format, config.as_deref(), env.as_deref(), max_tokens) {
-                // The report is the output either way; errors make the exit status 1.
-                Ok((out, true)) => {
-                    let _ = std::io::stdout().lock().write_all(out.as_bytes());
-                    return ExitCode::from(1);
-                }
-                Ok((out, false)) => Ok(out),
-                Err(f) => Err(f),
-            }
+            report(lint::run(&files, format, config.as_deref(), env.as_deref(), max_tokens))
         }
         Command::Rules { format } => Ok(lint::rules(format)),
         Command::Truncate { limit, step, parts: true, file } => budget::truncate_parts(&file, limit, step),
@@ -124,6 +150,12 @@ fn main() -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
     match outcome {
+        // A report whose verdict is "no" (lint errors, documents that differ):
+        // the report on stdout, exit 1.
+        Err(Failure { lines, code: REPORT }) => {
+            let _ = stdout.write_all(lines.concat().as_bytes());
+            ExitCode::from(1)
+        }
         Ok(out) => {
             // A closed pipe (`pep export x | head`) is not an error worth a panic.
             let _ = stdout.write_all(out.as_bytes());

@@ -92,7 +92,9 @@ pub fn variables(ctx: &Ctx) -> Vec<Raw> {
     };
     let after = total - pos.before;
     let in_system = match part.role {
-        Some(Role::System) => format!(" ({} of them in this system message)", thousands(part.tokens - pos.before_in_part)),
+        Some(Role::System) => {
+            format!(" ({} of them in this system message)", thousands(part.tokens - pos.before_in_part))
+        }
         None => format!(" ({} of them in the tool declarations)", thousands(part.tokens - pos.before_in_part)),
         _ => String::new(),
     };
@@ -164,9 +166,18 @@ pub fn timestamps_in(text: &str) -> Vec<std::ops::Range<usize>> {
         let end = i + n;
         let after = |k: usize| b.get(k).copied();
         // Date and time.
-        if n == 4 && after(end) == Some(b'-') && digits(end + 1) == 2 && after(end + 3) == Some(b'-') && digits(end + 4) == 2 {
+        if n == 4
+            && after(end) == Some(b'-')
+            && digits(end + 1) == 2
+            && after(end + 3) == Some(b'-')
+            && digits(end + 4) == 2
+        {
             let t = end + 6;
-            if matches!(after(t), Some(b'T' | b' ')) && digits(t + 1) == 2 && after(t + 3) == Some(b':') && digits(t + 4) == 2 {
+            if matches!(after(t), Some(b'T' | b' '))
+                && digits(t + 1) == 2
+                && after(t + 3) == Some(b':')
+                && digits(t + 4) == 2
+            {
                 let mut e = t + 6;
                 if after(e) == Some(b':') && digits(e + 1) == 2 {
                     e += 3;
@@ -188,7 +199,12 @@ pub fn timestamps_in(text: &str) -> Vec<std::ops::Range<usize>> {
             }
         }
         // hh:mm:ss
-        if (1..=2).contains(&n) && after(end) == Some(b':') && digits(end + 1) == 2 && after(end + 3) == Some(b':') && digits(end + 4) == 2 {
+        if (1..=2).contains(&n)
+            && after(end) == Some(b':')
+            && digits(end + 1) == 2
+            && after(end + 3) == Some(b':')
+            && digits(end + 4) == 2
+        {
             let e = end + 6;
             if !after(e).is_some_and(|c| c.is_ascii_alphanumeric()) {
                 out.push(i..e);
@@ -237,9 +253,9 @@ pub fn timestamps(ctx: &Ctx, fields: &[Field]) -> Vec<Raw> {
                 None => format!("timestamp-looking `{stamp}` in a system message: if it changes per request, it cuts the reusable prefix there"),
             };
             out.push(
-                Raw::new(Rule::CacheTimestamp, f.path(), message)
-                    .span(r)
-                    .hint("send the current time at the end (e.g. in the latest user message), not in the system prompt"),
+                Raw::new(Rule::CacheTimestamp, f.path(), message).span(r).hint(
+                    "send the current time at the end (e.g. in the latest user message), not in the system prompt",
+                ),
             );
         }
     }
@@ -256,8 +272,13 @@ mod tests {
         assert_eq!(found("Now: 2025-06-01T09:30:00Z."), ["2025-06-01T09:30:00Z"]);
         assert_eq!(found("at 2025-06-01 09:30 (+02:00)"), ["2025-06-01 09:30"]);
         assert_eq!(found("2025-06-01T09:30:00.123+02:00 x"), ["2025-06-01T09:30:00.123+02:00"]);
-        assert_eq!(found("time 09:30:05, epoch 1748770200 or 1748770200123"), ["09:30:05", "1748770200", "1748770200123"]);
-        for none in ["2025-06-01", "meet at 09:30", "v1.2.3", "id 1234567890", "x1748770200", "1748770200.5", "12:30:00am"] {
+        assert_eq!(
+            found("time 09:30:05, epoch 1748770200 or 1748770200123"),
+            ["09:30:05", "1748770200", "1748770200123"]
+        );
+        for none in
+            ["2025-06-01", "meet at 09:30", "v1.2.3", "id 1234567890", "x1748770200", "1748770200.5", "12:30:00am"]
+        {
             assert!(found(none).is_empty(), "{none}: {:?}", found(none));
         }
     }

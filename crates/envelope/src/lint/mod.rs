@@ -195,7 +195,9 @@ fn apply_rules(levels: &mut HashMap<Rule, Level>, rules: &BTreeMap<String, Level
 
 fn check_share(share: Option<f64>, table: &str) -> Result<(), String> {
     match share {
-        Some(s) if !(s > 0.0 && s <= 1.0) => Err(format!("segment_share in {table} must be above 0 and at most 1, not {s}")),
+        Some(s) if !(s > 0.0 && s <= 1.0) => {
+            Err(format!("segment_share in {table} must be above 0 and at most 1, not {s}"))
+        }
         _ => Ok(()),
     }
 }
@@ -482,7 +484,9 @@ mod tests {
         assert!(c(serde_json::json!({"rules": {"unused_tool": "off"}})).contains("did you mean `unused-tool`"));
         assert!(c(serde_json::json!({"rules": {"unknown-field": "warning"}})).contains("cannot be set"));
         assert!(c(serde_json::json!({"segment_share": 1.5})).contains("segment_share"));
-        assert!(c(serde_json::json!({"environments": {"x": {"rules": {"nope": "off"}}}})).contains("environments.x.rules"));
+        assert!(
+            c(serde_json::json!({"environments": {"x": {"rules": {"nope": "off"}}}})).contains("environments.x.rules")
+        );
         assert!(serde_json::from_value::<Config>(serde_json::json!({"max_token": 1})).is_err());
         // Warnings may be raised or silenced.
         let s: Config = serde_json::from_value(serde_json::json!({"rules": {"undeclared-variable": "error"}})).unwrap();

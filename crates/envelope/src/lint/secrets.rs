@@ -98,7 +98,14 @@ const PREFIXED: &[Prefixed] = &[
         max: 200,
         digit: false,
     },
-    Prefixed { kind: "Hugging Face token", prefix: "hf_", class: |b| b.is_ascii_alphabetic(), min: 34, max: 64, digit: false },
+    Prefixed {
+        kind: "Hugging Face token",
+        prefix: "hf_",
+        class: |b| b.is_ascii_alphabetic(),
+        min: 34,
+        max: 64,
+        digit: false,
+    },
     Prefixed { kind: "npm token", prefix: "npm_", class: b62, min: 36, max: 36, digit: false },
 ];
 
@@ -220,12 +227,15 @@ fn url_passwords(text: &str, out: &mut Vec<Secret>) {
     while let Some(off) = text[from..].find("://") {
         let sep = from + off;
         from = sep + 3;
-        let scheme = bytes[..sep].iter().rev().take_while(|&&b| b.is_ascii_alphanumeric() || b"+.-".contains(&b)).count();
+        let scheme =
+            bytes[..sep].iter().rev().take_while(|&&b| b.is_ascii_alphanumeric() || b"+.-".contains(&b)).count();
         if scheme == 0 {
             continue;
         }
         let auth = &text[sep + 3..];
-        let end = auth.find(|c: char| c == '/' || c == '?' || c == '#' || c.is_whitespace() || c == '"' || c == '\'').unwrap_or(auth.len());
+        let end = auth
+            .find(|c: char| c == '/' || c == '?' || c == '#' || c.is_whitespace() || c == '"' || c == '\'')
+            .unwrap_or(auth.len());
         let Some(at) = auth[..end].rfind('@') else { continue };
         let Some(colon) = auth[..at].find(':') else { continue };
         let password = &auth[colon + 1..at];
@@ -245,11 +255,14 @@ fn kv_passwords(text: &str, out: &mut Vec<Secret>) {
         while let Some(off) = lower[from..].find(key) {
             let start = from + off;
             from = start + key.len();
-            if start > 0 && (lower.as_bytes()[start - 1].is_ascii_alphanumeric() || lower.as_bytes()[start - 1] == b'_') {
+            if start > 0 && (lower.as_bytes()[start - 1].is_ascii_alphanumeric() || lower.as_bytes()[start - 1] == b'_')
+            {
                 continue;
             }
             let v0 = start + key.len();
-            let len = text[v0..].find(|c: char| c == ';' || c == '&' || c.is_whitespace() || c == '"' || c == '\'').unwrap_or(text.len() - v0);
+            let len = text[v0..]
+                .find(|c: char| c == ';' || c == '&' || c.is_whitespace() || c == '"' || c == '\'')
+                .unwrap_or(text.len() - v0);
             if placeholder_value(&text[v0..v0 + len]) {
                 continue;
             }
@@ -468,7 +481,12 @@ mod tests {
 
     #[test]
     fn jwt_pem_and_passwords() {
-        let jwt = format!("{}.{}.{}", key("eyJ", "hbGciOiJIUzI1NiJ9", 20), key("eyJ", "zdWIiOiIxMjM0In0", 24), key("", "SflKxwRJSMeKKF2QT4", 43));
+        let jwt = format!(
+            "{}.{}.{}",
+            key("eyJ", "hbGciOiJIUzI1NiJ9", 20),
+            key("eyJ", "zdWIiOiIxMjM0In0", 24),
+            key("", "SflKxwRJSMeKKF2QT4", 43)
+        );
         assert_eq!(kinds(&format!("Bearer {jwt}")), [("JSON Web Token", jwt.clone())]);
         let pem = format!("-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----", key("", "MIIEow", 64));
         assert_eq!(kinds(&format!("key:\n{pem}\nend")), [("private key", pem.clone())]);
@@ -478,7 +496,10 @@ mod tests {
             kinds(&format!("DATABASE_URL=postgres://app:{pw}@db.internal:5432/orders")),
             [("password in a connection string", pw.clone())]
         );
-        assert_eq!(kinds(&format!("Server=db;User Id=sa;Password={pw};")), [("password in a connection string", pw.clone())]);
+        assert_eq!(
+            kinds(&format!("Server=db;User Id=sa;Password={pw};")),
+            [("password in a connection string", pw.clone())]
+        );
         let aws = key("", "wJalrXUtnFEMI/K7MDENG/bPxRfiCY", 40);
         assert_eq!(kinds(&format!("aws_secret_access_key = {aws}")), [("AWS secret access key", aws)]);
     }

@@ -43,7 +43,11 @@ pub fn check<'a>(fields: &[Field<'a>], min_tokens: u64) -> Vec<Raw> {
             out.push(Raw::new(
                 Rule::DuplicateText,
                 f.path(),
-                format!("this {}-token value is sent {} times (once per placeholder that uses it)", thousands(n), f.times),
+                format!(
+                    "this {}-token value is sent {} times (once per placeholder that uses it)",
+                    thousands(n),
+                    f.times
+                ),
             ));
         }
     }
