@@ -526,21 +526,18 @@ impl<'m, 'a> Scanner<'m, 'a> {
     fn scalar(&mut self) -> Option<Range<usize>> {
         let start = self.pos;
         match self.bytes.get(self.pos)? {
-            b'"' => return self.string(),
+            b'"' => self.string(),
             b't' | b'f' | b'n' => {
-                for word in ["true", "false", "null"] {
-                    if self.bytes[self.pos..].starts_with(word.as_bytes()) {
-                        self.pos += word.len();
-                        return Some(start..self.pos);
-                    }
-                }
-                return None;
+                let word =
+                    ["true", "false", "null"].into_iter().find(|w| self.bytes[self.pos..].starts_with(w.as_bytes()))?;
+                self.pos += word.len();
+                Some(start..self.pos)
             }
             b'-' | b'0'..=b'9' => {
                 while let Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') = self.bytes.get(self.pos) {
                     self.pos += 1;
                 }
-                return Some(start..self.pos);
+                Some(start..self.pos)
             }
             _ => None,
         }

@@ -136,7 +136,11 @@ fn diff_exit_codes_and_output() {
     let o = pep(&["diff", &a, &b]);
     assert_eq!(o.status.code(), Some(1));
     let text = out(&o);
-    assert!(text.contains("~ messages[0] `s` (system)") && text.contains("- Handle internal-only data with care. Hi {{who}}"), "{text}");
+    assert!(
+        text.contains("~ messages[0] `s` (system)")
+            && text.contains("- Handle internal-only data with care. Hi {{who}}"),
+        "{text}"
+    );
     assert!(text.contains("cache: the first "), "{text}");
     let o = pep(&["diff", "--format", "json", &a, &b]);
     let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();

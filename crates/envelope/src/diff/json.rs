@@ -89,18 +89,18 @@ fn walk(a: &Value, b: &Value, path: String, out: &mut Vec<FieldChange>) {
                             // Paths name the new document's positions.
                             walk(&x[ra.start + k], &y[rb.start + k], format!("{path}[{}]", rb.start + k), out);
                         }
-                        for i in ra.start + n..ra.end {
+                        for (i, v) in x.iter().enumerate().take(ra.end).skip(ra.start + n) {
                             out.push(FieldChange {
                                 path: format!("{path}[{i}]"),
-                                before: Some(x[i].clone()),
+                                before: Some(v.clone()),
                                 after: None,
                             });
                         }
-                        for j in rb.start + n..rb.end {
+                        for (j, v) in y.iter().enumerate().take(rb.end).skip(rb.start + n) {
                             out.push(FieldChange {
                                 path: format!("{path}[{j}]"),
                                 before: None,
-                                after: Some(y[j].clone()),
+                                after: Some(v.clone()),
                             });
                         }
                     }

@@ -249,7 +249,8 @@ fn match_messages(a: &Envelope, b: &Envelope) -> Vec<(Option<usize>, Option<usiz
     }
     // Order: the second document's, with each removed message before the
     // next message of the first document that has a partner.
-    let mut rows: Vec<((usize, u8, usize), (Option<usize>, Option<usize>))> = Vec::new();
+    type Row = ((usize, u8, usize), (Option<usize>, Option<usize>));
+    let mut rows: Vec<Row> = Vec::new();
     for (j, taken) in taken_b.iter().enumerate() {
         if !taken {
             rows.push(((j, 1, 0), (None, Some(j))));
@@ -414,7 +415,7 @@ fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

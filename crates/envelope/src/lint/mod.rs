@@ -346,7 +346,7 @@ pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -357,7 +357,7 @@ pub fn thousands(n: u64) -> String {
 /// Lints one document (bytes as read from its file).
 pub fn lint(file: &str, bytes: &[u8], settings: &Settings) -> FileReport {
     let text = std::str::from_utf8(bytes).ok();
-    let source = text.map(|t| SourceMap::new(t));
+    let source = text.map(SourceMap::new);
     let (raws, doc, tokens) = match parse_bytes(bytes) {
         Err(errors) => {
             let doc = text.and_then(|t| serde_json::from_str::<Value>(t.strip_prefix('\u{feff}').unwrap_or(t)).ok());
