@@ -202,3 +202,20 @@ fn messages_match_by_id_then_position_and_segments_by_kind() {
     assert!(text.contains("~ messages[3] `x` → `y` (assistant)"), "{text}");
     assert!(text.contains("      - reply\n      + reply!\n"), "{text}");
 }
+
+#[test]
+fn token_counts_are_the_budget_tabs() {
+    use envelope::export::contributions;
+    use envelope::parts::{count_parts, part_texts};
+    for d in ["a", "b", "c", "d", "e", "f"] {
+        let text = std::fs::read_to_string(format!("{}/../../demos/{d}.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let e = parse(&text).unwrap().envelope;
+        let parts = count_parts(&part_texts(&e, &contributions(&e)), |s| count(s) as u64);
+        let c = compare(&e, &e);
+        assert_eq!(c.tokens_after, parts.iter().map(|p| p.tokens).sum::<u64>(), "{d}");
+        for p in parts.iter().filter(|p| p.message.is_some()) {
+            assert_eq!(c.messages[p.message.unwrap()].tokens_after, Some(p.tokens), "{d} {}", p.name);
+        }
+        assert!(c.cache.identical && c.cache.reusable == c.tokens_after);
+    }
+}

@@ -25,7 +25,7 @@ use crate::types::Envelope;
 
 /// One string (or image) of the prompt.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Item {
+pub(crate) enum Item {
     Text(String),
     Image(String),
 }
@@ -33,17 +33,28 @@ enum Item {
 /// An item with where it comes from: the message (`None`: tools) and, for
 /// text, the segments it joins as (segment index, byte offset of its start).
 #[derive(Clone, Debug)]
-struct Placed {
-    message: Option<usize>,
-    item: Item,
-    segments: Vec<(usize, usize)>,
+pub(crate) struct Placed {
+    pub message: Option<usize>,
+    pub item: Item,
+    pub segments: Vec<(usize, usize)>,
+    /// Its tokens.
+    pub tokens: u64,
 }
 
-fn items(env: &Envelope, c: &Contributions) -> Vec<Placed> {
+/// The prompt of an envelope as items in export order, each counted once.
+pub(crate) fn items(env: &Envelope, c: &Contributions) -> Vec<Placed> {
+    let mut out = uncounted(env, c);
+    for p in &mut out {
+        p.tokens = count(&p.item);
+    }
+    out
+}
+
+fn uncounted(env: &Envelope, c: &Contributions) -> Vec<Placed> {
     let mut out = Vec::new();
     if !c.tools.is_empty() {
         let json = serde_json::Value::Array(c.tools.clone()).to_string();
-        out.push(Placed { message: None, item: Item::Text(json), segments: Vec::new() });
+        out.push(Placed { message: None, item: Item::Text(json), segments: Vec::new(), tokens: 0 });
     }
     for (mi, m) in c.messages.iter().enumerate().take(env.messages.len()) {
         let mut run = String::new();
@@ -54,6 +65,7 @@ fn items(env: &Envelope, c: &Contributions) -> Vec<Placed> {
                     message: Some(mi),
                     item: Item::Text(std::mem::take(run)),
                     segments: std::mem::take(segs),
+                    tokens: 0,
                 });
             }
         };
@@ -68,7 +80,12 @@ fn items(env: &Envelope, c: &Contributions) -> Vec<Placed> {
                 }
                 Piece::Image { url } => {
                     flush(&mut run, &mut segs, &mut out);
-                    out.push(Placed { message: Some(mi), item: Item::Image(url.clone()), segments: vec![(*sj, 0)] });
+                    out.push(Placed {
+                        message: Some(mi),
+                        item: Item::Image(url.clone()),
+                        segments: vec![(*sj, 0)],
+                        tokens: 0,
+                    });
                 }
                 _ => {}
             }
@@ -81,7 +98,7 @@ fn items(env: &Envelope, c: &Contributions) -> Vec<Placed> {
                 _ => continue,
             };
             for s in strings {
-                out.push(Placed { message: Some(mi), item: Item::Text(s), segments: vec![(*sj, 0)] });
+                out.push(Placed { message: Some(mi), item: Item::Text(s), segments: vec![(*sj, 0)], tokens: 0 });
             }
         }
     }
@@ -155,11 +172,11 @@ impl CacheBreak {
     }
 }
 
-/// The first token at which `b`'s prompt differs from `a`'s.
-pub fn break_point(a: &Envelope, ca: &Contributions, b: &Envelope, cb: &Contributions) -> CacheBreak {
-    let (ia, ib) = (items(a, ca), items(b, cb));
-    let total: u64 = ib.iter().map(|p| count(&p.item)).sum();
-    let previous_total: u64 = ia.iter().map(|p| count(&p.item)).sum();
+/// The first token at which `b`'s prompt differs from `a`'s, from their
+/// counted [`items`].
+pub(crate) fn break_point(a: &Envelope, ia: &[Placed], b: &Envelope, ib: &[Placed]) -> CacheBreak {
+    let total: u64 = ib.iter().map(|p| p.tokens).sum();
+    let previous_total: u64 = ia.iter().map(|p| p.tokens).sum();
     let model =
         |e: &Envelope| e.model.clone().filter(|m| !m.is_empty()).unwrap_or_else(|| crate::export::DEFAULT_MODEL.into());
     let mut out = CacheBreak {
@@ -178,9 +195,9 @@ pub fn break_point(a: &Envelope, ca: &Contributions, b: &Envelope, cb: &Contribu
     }
     let mut reusable = 0;
     let mut at: Option<(usize, usize)> = None; // (item index in b, byte offset in it)
-    for (k, (x, y)) in ia.iter().zip(&ib).enumerate() {
+    for (k, (x, y)) in ia.iter().zip(ib).enumerate() {
         if x.item == y.item {
-            reusable += count(&y.item);
+            reusable += y.tokens;
             continue;
         }
         if let (Item::Text(s), Item::Text(t)) = (&x.item, &y.item) {

@@ -20,7 +20,6 @@ use similar::{Algorithm, DiffOp, DiffTag};
 use crate::diag::Diagnostic;
 use crate::export::{contributions, Contributions, Piece};
 use crate::parse::{parse_bytes, Loaded};
-use crate::parts::{count_parts, part_texts};
 use crate::types::*;
 
 pub mod cache;
@@ -198,7 +197,9 @@ fn sent_text(c: &Contributions, mi: usize, sj: usize, s: &Segment) -> String {
 struct Side<'a> {
     env: &'a Envelope,
     c: Contributions,
-    /// Tokens per message (by index).
+    /// The prompt as counted items (see [`cache`]).
+    items: Vec<cache::Placed>,
+    /// Tokens per message (by index): the parts' counts.
     tokens: Vec<u64>,
     total: u64,
 }
@@ -206,15 +207,17 @@ struct Side<'a> {
 impl<'a> Side<'a> {
     fn new(env: &'a Envelope) -> Self {
         let c = contributions(env);
-        let parts = count_parts(&part_texts(env, &c), |s| crate::tokens::count(s) as u64);
+        // The items are the parts' strings (and images) in order, so their
+        // counts add up to the parts' counts: tokenize once.
+        let items = cache::items(env, &c);
         let mut tokens = vec![0; env.messages.len()];
-        for p in &parts {
+        for p in &items {
             if let Some(mi) = p.message {
-                tokens[mi] = p.tokens;
+                tokens[mi] += p.tokens;
             }
         }
-        let total = parts.iter().map(|p| p.tokens).sum();
-        Side { env, c, tokens, total }
+        let total = items.iter().map(|p| p.tokens).sum();
+        Side { env, c, items, tokens, total }
     }
 }
 
@@ -398,7 +401,7 @@ pub fn compare(a: &Envelope, b: &Envelope) -> Comparison {
         messages,
         tokens_before: sa.total,
         tokens_after: sb.total,
-        cache: cache::break_point(a, &sa.c, b, &sb.c),
+        cache: cache::break_point(a, &sa.items, b, &sb.items),
     }
 }
 

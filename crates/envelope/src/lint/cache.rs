@@ -52,35 +52,7 @@ fn first_difference(a: &str, b: &str) -> usize {
 /// `cache-variable`: the first substituted variable in export order.
 pub fn variables(ctx: &Ctx) -> Vec<Raw> {
     let vars = Vars::of(ctx.envelope);
-    // The same envelope with every variable's value changed at its first
-    // character: the first byte where the exports differ is the first
-    // substitution.
-    let mut marked = ctx.envelope.clone();
-    let mut any = false;
-    for m in &mut marked.messages {
-        for s in &mut m.segments {
-            if let Segment::StaticVar(v) = s {
-                let marker = if v.value.starts_with('\u{E000}') { '\u{E001}' } else { '\u{E000}' };
-                v.value.insert(0, marker);
-                any = true;
-            }
-        }
-    }
-    if !any {
-        return Vec::new();
-    }
-    let marked_texts = part_texts(&marked, &contributions(&marked));
-    let texts = ctx.part_texts();
-    let mut hit = None;
-    'outer: for (pi, (a, b)) in texts.iter().zip(&marked_texts).enumerate() {
-        for (si, (x, y)) in a.strings.iter().zip(&b.strings).enumerate() {
-            if x != y {
-                hit = Some((pi, si, first_difference(x, y)));
-                break 'outer;
-            }
-        }
-    }
-    let Some((pi, si, offset)) = hit else { return Vec::new() };
+    let Some((pi, si, offset)) = first_substitution(ctx, &vars) else { return Vec::new() };
     let pos = position(ctx, pi, si, offset);
     let parts = ctx.parts();
     let total = ctx.total_tokens();
@@ -110,6 +82,100 @@ pub fn variables(ctx: &Ctx) -> Vec<Raw> {
     )
     .span(span)
     .hint("keep what changes per request at the end of the prompt, after the stable instructions")]
+}
+
+/// Whether a segment's substituted fields use a known variable.
+fn uses_a_variable(s: &Segment, vars: &Vars) -> bool {
+    let mut found = false;
+    crate::template::for_each_text_field(s, |_, text| {
+        found = found || placeholders(text).iter().any(|p| vars.get(p.name).is_some());
+    });
+    found
+}
+
+/// The first substitution in export order, as (part, string, byte offset).
+///
+/// Each candidate — the tool declarations, then each message whose fields use
+/// a variable — is exported again in a small envelope where every variable's
+/// value is changed at its first character; the first byte where its strings
+/// differ from the real ones is the first substitution (a use may send
+/// nothing, e.g. the alt text of a user's image: then the next candidate).
+fn first_substitution(ctx: &Ctx, vars: &Vars) -> Option<(usize, usize, usize)> {
+    let env = ctx.envelope;
+    let mark = |s: &Segment| -> Segment {
+        let mut s = s.clone();
+        if let Segment::StaticVar(v) = &mut s {
+            let marker = if v.value.starts_with('\u{E000}') { '\u{E001}' } else { '\u{E000}' };
+            v.value.insert(0, marker);
+        }
+        s
+    };
+    let all_vars: Vec<Segment> = env
+        .messages
+        .iter()
+        .flat_map(|m| &m.segments)
+        .filter(|s| matches!(s, Segment::StaticVar(_)))
+        .map(mark)
+        .collect();
+    if all_vars.is_empty() {
+        return None;
+    }
+    let holder = |segments: Vec<Segment>, role: Role| Message {
+        id: String::new(),
+        role,
+        segments,
+        timestamp: serde_json::Number::from(0),
+        truncation_priority: None,
+    };
+    let texts = ctx.part_texts();
+    let compare = |mini: Envelope, part: usize, mini_part: usize| -> Option<(usize, usize, usize)> {
+        let marked = part_texts(&mini, &contributions(&mini));
+        let (real, fake) = (&texts.get(part)?.strings, &marked.get(mini_part)?.strings);
+        real.iter()
+            .zip(fake)
+            .enumerate()
+            .find(|(_, (x, y))| x != y)
+            .map(|(si, (x, y))| (part, si, first_difference(x, y)))
+    };
+    let tools: Vec<Segment> = env
+        .messages
+        .iter()
+        .flat_map(|m| &m.segments)
+        .filter(|s| matches!(s, Segment::ToolOverview(_)))
+        .cloned()
+        .collect();
+    if tools.iter().any(|s| uses_a_variable(s, vars)) {
+        let mini = Envelope {
+            version: env.version.clone(),
+            model: None,
+            params: None,
+            messages: vec![holder(tools, Role::System), holder(all_vars.clone(), Role::System)],
+        };
+        if let Some(hit) = compare(mini, 0, 0) {
+            return Some(hit);
+        }
+    }
+    let first_message_part = usize::from(texts.first().is_some_and(|t| t.message.is_none()));
+    for (mi, m) in env.messages.iter().enumerate() {
+        if !m.segments.iter().any(|s| uses_a_variable(s, vars)) {
+            continue;
+        }
+        let mut target = m.clone();
+        target.segments = target.segments.iter().map(mark).collect();
+        let mini = Envelope {
+            version: env.version.clone(),
+            model: None,
+            params: None,
+            messages: vec![target, holder(all_vars.clone(), Role::System)],
+        };
+        // The mini envelope's tools part (if any) comes first.
+        let mini_part =
+            usize::from(m.segments.iter().any(|s| matches!(s, Segment::ToolOverview(o) if !o.items.is_empty())));
+        if let Some(hit) = compare(mini, first_message_part + mi, mini_part) {
+            return Some(hit);
+        }
+    }
+    None
 }
 
 /// The first placeholder of a known variable in message `mi` (or in the tool

@@ -122,37 +122,49 @@ fn run(bytes: &[u8], class: fn(u8) -> bool) -> usize {
     bytes.iter().take_while(|&&b| class(b)).count()
 }
 
+/// Every [`PREFIXED`] token, in one pass over the text.
 fn prefixed(text: &str, out: &mut Vec<Secret>) {
     let bytes = text.as_bytes();
-    for p in PREFIXED {
-        let mut from = 0;
-        while let Some(off) = text[from..].find(p.prefix) {
-            let start = from + off;
-            from = start + 1;
-            if start > 0 && is_word(bytes[start - 1]) && !p.prefix.starts_with("https:") {
-                continue;
+    let mut i = 0;
+    while i < bytes.len() {
+        let first = bytes[i];
+        let mut next = i + 1;
+        if matches!(first, b's' | b'g' | b'A' | b'G' | b'r' | b'w' | b'x' | b'h' | b'n') {
+            for p in PREFIXED.iter().filter(|p| p.prefix.as_bytes()[0] == first) {
+                if !bytes[i..].starts_with(p.prefix.as_bytes()) {
+                    continue;
+                }
+                if i > 0 && is_word(bytes[i - 1]) && !p.prefix.starts_with("https:") {
+                    continue;
+                }
+                // `sk-ant-` is Anthropic's, not OpenAI's.
+                if p.prefix == "sk-" && text[i..].starts_with("sk-ant-") {
+                    continue;
+                }
+                let body = i + p.prefix.len();
+                let n = run(&bytes[body..], p.class);
+                if n < p.min || n > p.max || (p.digit && !bytes[body..body + n].iter().any(u8::is_ascii_digit)) {
+                    continue;
+                }
+                // The key type after the prefix is public too (`sk-proj-`, `sk-ant-api03-`).
+                let typed = ["proj-", "svcacct-", "admin-", "api03-", "admin01-"]
+                    .iter()
+                    .find(|t| p.prefix.starts_with("sk-") && text[body..].starts_with(*t))
+                    .map_or(0, |t| t.len());
+                out.push(Secret { kind: p.kind, range: i..body + n, public: p.prefix.len() + typed });
+                next = body + n;
+                break;
             }
-            // `sk-ant-` is Anthropic's, not OpenAI's.
-            if p.prefix == "sk-" && text[start..].starts_with("sk-ant-") {
-                continue;
-            }
-            let body = start + p.prefix.len();
-            let n = run(&bytes[body..], p.class);
-            if n < p.min || n > p.max {
-                continue;
-            }
-            if p.digit && !bytes[body..body + n].iter().any(u8::is_ascii_digit) {
-                continue;
-            }
-            // The key type after the prefix is public too (`sk-proj-`, `sk-ant-api03-`).
-            let typed = ["proj-", "svcacct-", "admin-", "api03-", "admin01-"]
-                .iter()
-                .find(|t| p.prefix.starts_with("sk-") && text[body..].starts_with(*t))
-                .map_or(0, |t| t.len());
-            out.push(Secret { kind: p.kind, range: start..body + n, public: p.prefix.len() + typed });
-            from = body + n;
         }
+        i = next;
     }
+}
+
+/// The next case-insensitive (ASCII) occurrence of `needle` at or after `from`.
+fn find_ci(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    let first = needle[0].to_ascii_lowercase();
+    (from..hay.len().saturating_sub(needle.len() - 1))
+        .find(|&i| hay[i].to_ascii_lowercase() == first && hay[i..i + needle.len()].eq_ignore_ascii_case(needle))
 }
 
 /// `eyJ….eyJ….sig`: a JSON Web Token (its header and payload are base64url JSON objects).
@@ -249,14 +261,12 @@ fn url_passwords(text: &str, out: &mut Vec<Secret>) {
 
 /// `Password=…;` / `Pwd=…` in key-value connection strings.
 fn kv_passwords(text: &str, out: &mut Vec<Secret>) {
-    let lower = text.to_ascii_lowercase();
+    let bytes = text.as_bytes();
     for key in ["password=", "pwd=", "passwd="] {
         let mut from = 0;
-        while let Some(off) = lower[from..].find(key) {
-            let start = from + off;
+        while let Some(start) = find_ci(bytes, key.as_bytes(), from) {
             from = start + key.len();
-            if start > 0 && (lower.as_bytes()[start - 1].is_ascii_alphanumeric() || lower.as_bytes()[start - 1] == b'_')
-            {
+            if start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_') {
                 continue;
             }
             let v0 = start + key.len();
@@ -273,11 +283,10 @@ fn kv_passwords(text: &str, out: &mut Vec<Secret>) {
 
 /// `aws_secret_access_key = <40 base64 characters>`.
 fn aws_secret(text: &str, out: &mut Vec<Secret>) {
-    let lower = text.to_ascii_lowercase();
     let bytes = text.as_bytes();
     let mut from = 0;
-    while let Some(off) = lower[from..].find("aws_secret_access_key") {
-        let mut i = from + off + 21;
+    while let Some(at) = find_ci(bytes, b"aws_secret_access_key", from) {
+        let mut i = at + 21;
         from = i;
         while i < bytes.len() && matches!(bytes[i], b' ' | b'"' | b'\'' | b'=' | b':' | b'\t') {
             i += 1;
@@ -530,6 +539,22 @@ mod tests {
         assert!(!r.contains(&k) && !r.contains("s3cretpw"), "{r}");
         assert!(r.contains("postgres://u:****@h"), "{r}");
         assert!(matches!(redact("nothing here"), Cow::Borrowed(_)));
+    }
+
+    proptest::proptest! {
+        /// Any text: no panic, ranges on char boundaries, masks without the
+        /// private part, column-preserving redaction.
+        #[test]
+        fn any_text(t in "(\\PC|sk-|ghp_|AKIA|eyJ|://|:|@|=|-----BEGIN |password=|[a-zA-Z0-9_.-]{8,40}){0,40}") {
+            for s in find(&t) {
+                proptest::prop_assert!(t.is_char_boundary(s.range.start) && t.is_char_boundary(s.range.end));
+            }
+            proptest::prop_assert_eq!(redact_in_place(&t).chars().count(), t.chars().count());
+            let _ = redact(&t);
+            for w in ["a", "é", "sk", "İ"] {
+                let _ = word_matches(&t, w);
+            }
+        }
     }
 
     #[test]
