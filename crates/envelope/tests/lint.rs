@@ -371,3 +371,64 @@ fn the_demos_lint_without_errors_or_warnings() {
         assert!(bad.is_empty(), "{d}: {bad:#?}");
     }
 }
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn with(s: &str) -> Value {
+        doc(json!([
+            msg(
+                "s",
+                "system",
+                json!([
+                    sys(&format!("{s} {{{{v}}}} {s}")),
+                    var("v", s),
+                    {"kind": "tool_overview", "collapsed": true, "items": [{"name": "f", "description": s, "schema": {"type": "object", "description": s}}]}
+                ])
+            ),
+            msg(
+                "u",
+                "user",
+                json!([text(s), {"kind": "media", "mediaType": "image", "url": format!("https://x/{s}"), "altText": s},
+                {"kind": "long_text", "content": s, "charCount": s.chars().count(), "collapsed": true}])
+            ),
+            msg(
+                "a",
+                "assistant",
+                json!([{"kind": "tool_call_request", "toolName": "f", "arguments": {s: s}, "collapsed": false}])
+            ),
+            msg(
+                "t",
+                "tool",
+                json!([{"kind": "tool_call_result", "toolName": "f", "result": s, "success": true, "collapsed": true}])
+            ),
+        ]))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Hostile text in every field: lint, its formats and diff never panic,
+        /// and every finding has a line.
+        #[test]
+        fn hostile_text_everywhere(s in "(\\PC|\n|\"|\\\\|sk-|ghp_|eyJ|\\{\\{|\\}\\}|://|@|:|2025-06-01T09:30:00Z|password=|[a-zA-Z0-9_-]{30,40}){0,30}") {
+            let settings = serde_json::from_value::<Config>(json!({"max_tokens": 10, "sensitive_words": ["a", "é"], "duplicate_min_tokens": 1}))
+                .unwrap().settings(None).unwrap();
+            let d = with(&s);
+            for text in [serde_json::to_string_pretty(&d).unwrap(), d.to_string()] {
+                let r = lint::lint("h.json", text.as_bytes(), &settings);
+                prop_assert!(r.findings.iter().all(|f| f.location.line.is_some()), "{:#?}", r.findings);
+                let rs = std::slice::from_ref(&r);
+                let _ = (lint::text::render(rs), lint::github::render(rs), lint::sarif::render(rs, "0"), lint::json(rs));
+            }
+            #[cfg(feature = "diff")]
+            {
+                let a = envelope::parse(&with("plain").to_string()).unwrap().envelope;
+                let b = envelope::parse(&d.to_string()).unwrap().envelope;
+                let c = envelope::diff::compare(&a, &b);
+                let _ = envelope::diff::render_text(&c, "a", "b");
+                prop_assert!(c.cache.reusable <= c.cache.total);
+            }
+        }
+    }
+}
