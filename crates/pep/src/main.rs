@@ -2,7 +2,10 @@
 //!
 //! Exit status: 0 success; 1 invalid input (every problem on stderr as
 //! `FILE: error: PATH: message`); 2 a token limit that cannot be met (and
-//! command-line usage errors, as clap reports them).
+//! command-line usage errors, as clap reports them). Reports with a verdict
+//! print on stdout and exit 1 for "no": `pep lint` (an error-severity
+//! finding), `pep diff` (the documents differ; 2 when one cannot be read),
+//! `pep export --check` (the export differs from the golden file).
 
 use std::io::{Read, Write};
 use std::path::Path;
