@@ -40,6 +40,19 @@ pub enum Area {
     Skill,
     /// Importing a provider's request body (OpenAI Chat, OpenAI Responses, Anthropic Messages).
     Import,
+    /// A `pep lint` check beyond validation (budget, secrets, cache, …).
+    Lint,
+}
+
+impl Area {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Area::Envelope => "envelope",
+            Area::Skill => "skill",
+            Area::Import => "import",
+            Area::Lint => "lint",
+        }
+    }
 }
 
 macro_rules! rules {
@@ -124,6 +137,16 @@ rules! {
     ImportArguments => ("import-arguments", Import, Error, "A tool call's `arguments` string is not a JSON object", "`\"arguments\": \"[1, 2]\"`"),
     ImportBase64 => ("import-base64", Import, Error, "Base64 data (an image, a file) that does not decode", "`\"data\": \"not base64!\"`"),
     ImportInvalidEnvelope => ("import-invalid-envelope", Import, Error, "The envelope made from the request does not validate (a gap in the importer: please report it)", "a request the importer maps to two tools of one name"),
+    // `pep lint` (crate feature `lint`): checks a team puts in CI.
+    TokenBudget => ("token-budget", Lint, Error, "The exported request is over the environment's `max_tokens` (o200k_base)", "8,412 tokens with `max_tokens = 8000`"),
+    SegmentBudget => ("segment-budget", Lint, Warning, "One segment sends more than its share (`segment_share`, default 0.5) of `max_tokens`", "a pasted 5,000-token log with `max_tokens = 8000`"),
+    Secret => ("secret", Lint, Error, "An API key, token, private key or connection-string password in text the model receives (reported masked)", "`sk-proj-…` in a system prompt"),
+    SensitiveWord => ("sensitive-word", Lint, Error, "A configured sensitive word in text the model receives", "`internal-only` with `sensitive_words = [\"internal-only\"]`"),
+    RequiredVariable => ("required-variable", Lint, Error, "A variable the configuration requires has no `static_var`", "`required_variables = [\"jurisdiction\"]` and no such variable"),
+    CacheVariable => ("cache-variable", Lint, Info, "The first substituted variable: the tokens after it are not reusable from the prefix cache when its value changes", "`{{today}}` in the first line of a 2,000-token system prompt"),
+    CacheTimestamp => ("cache-timestamp", Lint, Warning, "A time of day in a system message: it changes per request and cuts the reusable prefix there", "`Current time: 2025-06-01T09:30:00Z` in the system prompt"),
+    UnusedTool => ("unused-tool", Lint, Info, "A declared tool the conversation never calls", "`get_weather` declared and never called"),
+    DuplicateText => ("duplicate-text", Lint, Warning, "The same long text (at least `duplicate_min_tokens`, default 100) is sent twice", "one log pasted into two user messages"),
     // SKILL.md files.
     SkillUtf8 => ("skill-utf8", Skill, Warning, "The SKILL.md is not valid UTF-8; invalid bytes were replaced", "a Latin-1 byte in the body"),
     SkillNoFrontMatter => ("skill-no-front-matter", Skill, Warning, "The SKILL.md has no YAML front matter", "a file starting with `# Title`"),
@@ -144,6 +167,24 @@ impl serde::Serialize for Rule {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.code())
     }
+}
+
+/// The README's rule table (Markdown), generated from [`Rule::ALL`]; a test
+/// keeps the README equal to it (`pep rules --format markdown` prints it).
+pub fn rules_markdown() -> String {
+    let mut out = String::from("| code | area | default | meaning | example |\n|---|---|---|---|---|\n");
+    for &r in Rule::ALL {
+        let cell = |s: &str| s.replace('|', "\\|");
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            r.code(),
+            r.area().as_str(),
+            r.default_severity().as_str(),
+            cell(r.summary()),
+            cell(r.example())
+        ));
+    }
+    out
 }
 
 impl Rule {

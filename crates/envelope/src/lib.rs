@@ -13,10 +13,15 @@
 pub mod budget;
 pub mod calls;
 pub mod diag;
+#[cfg(feature = "diff")]
+pub mod diff;
 pub mod export;
 #[cfg(feature = "providers")]
 pub mod import;
 pub mod jsonview;
+#[cfg(feature = "lint")]
+pub mod lint;
+pub mod locate;
 pub mod markdown;
 pub mod parse;
 pub mod parts;

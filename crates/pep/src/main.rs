@@ -4,7 +4,10 @@
 //! `FILE: error: PATH: message`); 2 a token limit that cannot be met (and
 //! command-line usage errors, as clap reports them). What an import or
 //! export could not carry over is a note on stderr (`FILE: note: PATH:
-//! message`), never a failure.
+//! message`), never a failure. Reports with a verdict print on stdout and
+//! exit 1 for "no": `pep lint` (an error-severity finding), `pep diff` (the
+//! documents differ; 2 when one cannot be read), `pep export --check` (the
+//! export differs from the golden file).
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -16,6 +19,8 @@ use envelope::import::{self, Format};
 use envelope::{export, parse, parse_bytes, skill, Diagnostic, Notice};
 
 mod budget;
+mod diff;
+mod lint;
 
 #[derive(Parser)]
 #[command(name = "pep", version, about = "Validate, import, export and budget Prompt Envelope documents")]
@@ -45,12 +50,51 @@ enum Command {
     Export {
         #[arg(long, value_enum, default_value_t = ExportFormat::Openai)]
         format: ExportFormat,
+        /// Compare the export with this golden file instead of printing it:
+        /// exit 0 when equal, else 1 with the differing fields.
+        #[arg(long, value_name = "GOLDEN")]
+        check: Option<String>,
+        /// With --check: rewrite GOLDEN with the export.
+        #[arg(long, requires = "check")]
+        update: bool,
         file: String,
+    },
+    /// Compare two versions of a document: messages and segments added, removed
+    /// and changed, token counts, and the cache break point. Exit 0 when equal,
+    /// 1 when different, 2 on unreadable or invalid input.
+    Diff {
+        a: String,
+        b: String,
+        #[arg(long, value_enum, default_value_t = diff::DiffFormat::Text)]
+        format: diff::DiffFormat,
     },
     /// Parse a SKILL.md file and print it as JSON.
     Skill { file: String },
     /// Count the o200k_base tokens of a file's raw UTF-8 text (`-` or nothing: stdin).
     Tokens { file: Option<String> },
+    /// Check documents as CI would: validation plus budget, secrets, variables,
+    /// cache, tools and waste rules (configured by pep.toml). Exit 1 when any
+    /// finding is an error.
+    Lint {
+        #[arg(required = true)]
+        files: Vec<String>,
+        #[arg(long, value_enum, default_value_t = lint::LintFormat::Text)]
+        format: lint::LintFormat,
+        /// The configuration file (default: pep.toml here or in a parent directory).
+        #[arg(long)]
+        config: Option<String>,
+        /// The environment whose settings apply ([environments.NAME] in the configuration).
+        #[arg(long)]
+        env: Option<String>,
+        /// Token budget of the request, overriding the configuration's max_tokens.
+        #[arg(long)]
+        max_tokens: Option<u64>,
+    },
+    /// List every rule code: area, default severity, meaning.
+    Rules {
+        #[arg(long, value_enum, default_value_t = lint::RulesFormat::Text)]
+        format: lint::RulesFormat,
+    },
     /// Plan PromptPoet's cache-aware truncation of a document to a token limit.
     Truncate {
         /// Token limit; -1 means no limit.
@@ -132,14 +176,35 @@ impl Failure {
 
 type Outcome = Result<String, Failure>;
 
+/// A `Failure` code that means "print `lines` (one report) on stdout and exit 1".
+const REPORT: u8 = 255;
+
+/// A report and its verdict as an outcome: true (errors found, documents
+/// differ) exits 1 with the report on stdout.
+fn report(r: Result<(String, bool), Failure>) -> Outcome {
+    match r {
+        Ok((out, false)) => Ok(out),
+        Ok((out, true)) => Err(Failure { lines: vec![out], code: REPORT }),
+        Err(f) => Err(f),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Validate { files } => validate(&files),
         Command::Import { from, file } => import_file(&file, from.format()),
-        Command::Export { format, file } => export_file(&file, format.target()),
+        Command::Export { format, file, check: None, .. } => export_file(&file, format.target()),
+        Command::Export { format, file, check: Some(golden), update } => {
+            report(export_file(&file, format.target()).and_then(|out| diff::check_golden(&out, &golden, update)))
+        }
+        Command::Diff { a, b, format } => report(diff::run(&a, &b, format).map_err(|f| Failure { code: 2, ..f })),
         Command::Skill { file } => skill_json(&file),
         Command::Tokens { file } => budget::tokens(file.as_deref()),
+        Command::Lint { files, format, config, env, max_tokens } => {
+            report(lint::run(&files, format, config.as_deref(), env.as_deref(), max_tokens))
+        }
+        Command::Rules { format } => Ok(lint::rules(format)),
         Command::Truncate { limit, step, parts: true, file } => budget::truncate_parts(&file, limit, step),
         Command::Truncate { limit, step, parts: false, file } => {
             budget::truncate_envelope(&file, limit.unwrap_or(-1), step.unwrap_or(1))
@@ -148,6 +213,12 @@ fn main() -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
     match outcome {
+        // A report whose verdict is "no" (lint errors, documents that differ):
+        // the report on stdout, exit 1.
+        Err(Failure { lines, code: REPORT }) => {
+            let _ = stdout.write_all(lines.concat().as_bytes());
+            ExitCode::from(1)
+        }
         Ok(out) => {
             // A closed pipe (`pep export x | head`) is not an error worth a panic.
             let _ = stdout.write_all(out.as_bytes());

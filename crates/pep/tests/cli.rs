@@ -382,3 +382,27 @@ fn export_formats_equal_the_core_and_convert_requests_directly() {
     let o = pep(&["export", "--format", "pdf", "demos/a.json"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn diff_reads_provider_requests_of_different_formats() {
+    let a = Temp::new(
+        "diff-chat.json",
+        br#"{"model":"gpt-4o","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}]}"#,
+    );
+    let b = Temp::new(
+        "diff-anthropic.json",
+        br#"{"model":"gpt-4o","max_tokens":100,"system":"Be brief.","messages":[{"role":"user","content":"Hello"}]}"#,
+    );
+    let o = pep(&["diff", a.path(), b.path()]);
+    assert_eq!(o.status.code(), Some(1), "{}", err(&o));
+    let text = out(&o);
+    assert!(text.contains("- Hi") && text.contains("+ Hello"), "{text}");
+    assert!(text.contains("+ params"), "{text}");
+    // The same request as Anthropic Messages and as OpenAI Chat is equal once imported.
+    let c = Temp::new(
+        "diff-anthropic-same.json",
+        br#"{"system":"Be brief.","messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}],"model":"gpt-4o"}"#,
+    );
+    let o = pep(&["diff", a.path(), c.path()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", out(&o), err(&o));
+}

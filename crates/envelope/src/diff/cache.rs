@@ -1,0 +1,233 @@
+//! The cache break point: how much of the previous version's prompt the new
+//! one can reuse from a provider's prefix cache.
+//!
+//! A prefix cache works on the prompt's token sequence, so both prompts are
+//! taken as the o200k_base tokens of the strings the export sends, in the
+//! order it sends them — the `tools` array (compact JSON), then per message
+//! its text (or, with images, each run of text and each image), its calls'
+//! names and argument strings, its results: the parts of the Budget tab
+//! (`parts`), images kept in place. An image is a block of 85 tokens that
+//! matches only the same URL. The break point is the first token at which the
+//! two sequences differ; a different model shares no cache at all.
+//!
+//! Not modelled: the provider's own framing tokens (role markers and the
+//! rendering of tools into the prompt), which are the same for both versions
+//! up to the break, and minimum cacheable lengths and block sizes (OpenAI
+//! caches prefixes of 1,024 tokens and more, in steps of 128), which round
+//! what a particular provider reuses down from the figure given here.
+
+use serde::Serialize;
+
+use crate::export::{Contributions, Piece};
+use crate::parts::IMAGE_TOKENS;
+use crate::tokens;
+use crate::types::Envelope;
+
+/// One string (or image) of the prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Item {
+    Text(String),
+    Image(String),
+}
+
+/// An item with where it comes from: the message (`None`: tools) and, for
+/// text, the segments it joins as (segment index, byte offset of its start).
+#[derive(Clone, Debug)]
+pub(crate) struct Placed {
+    pub message: Option<usize>,
+    pub item: Item,
+    pub segments: Vec<(usize, usize)>,
+    /// Its tokens.
+    pub tokens: u64,
+}
+
+/// The prompt of an envelope as items in export order, each counted once.
+pub(crate) fn items(env: &Envelope, c: &Contributions) -> Vec<Placed> {
+    let mut out = uncounted(env, c);
+    for p in &mut out {
+        p.tokens = count(&p.item);
+    }
+    out
+}
+
+fn uncounted(env: &Envelope, c: &Contributions) -> Vec<Placed> {
+    let mut out = Vec::new();
+    if !c.tools.is_empty() {
+        let json = serde_json::Value::Array(c.tools.clone()).to_string();
+        out.push(Placed { message: None, item: Item::Text(json), segments: Vec::new(), tokens: 0 });
+    }
+    for (mi, m) in c.messages.iter().enumerate().take(env.messages.len()) {
+        let mut run = String::new();
+        let mut segs = Vec::new();
+        let flush = |run: &mut String, segs: &mut Vec<(usize, usize)>, out: &mut Vec<Placed>| {
+            if !run.is_empty() {
+                out.push(Placed {
+                    message: Some(mi),
+                    item: Item::Text(std::mem::take(run)),
+                    segments: std::mem::take(segs),
+                    tokens: 0,
+                });
+            }
+        };
+        for (sj, p) in &m.pieces {
+            match p {
+                Piece::Text(t) => {
+                    if !run.is_empty() {
+                        run.push_str("\n\n");
+                    }
+                    segs.push((*sj, run.len()));
+                    run.push_str(t);
+                }
+                Piece::Image { url } => {
+                    flush(&mut run, &mut segs, &mut out);
+                    out.push(Placed {
+                        message: Some(mi),
+                        item: Item::Image(url.clone()),
+                        segments: vec![(*sj, 0)],
+                        tokens: 0,
+                    });
+                }
+                _ => {}
+            }
+        }
+        flush(&mut run, &mut segs, &mut out);
+        for (sj, p) in &m.pieces {
+            let strings = match p {
+                Piece::Call { name, arguments, .. } => vec![name.clone(), arguments.clone()],
+                Piece::Result { content, .. } => vec![content.clone()],
+                _ => continue,
+            };
+            for s in strings {
+                out.push(Placed { message: Some(mi), item: Item::Text(s), segments: vec![(*sj, 0)], tokens: 0 });
+            }
+        }
+    }
+    out
+}
+
+fn count(item: &Item) -> u64 {
+    match item {
+        Item::Text(t) => tokens::count(t) as u64,
+        Item::Image(_) => IMAGE_TOKENS,
+    }
+}
+
+/// The break point of the new version against the previous one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheBreak {
+    /// Tokens of the new prompt that the previous one had, from the start.
+    pub reusable: u64,
+    /// Tokens of the new prompt.
+    pub total: u64,
+    /// Tokens of the previous prompt.
+    pub previous_total: u64,
+    /// The model changed: nothing is shared.
+    pub model_changed: bool,
+    /// The prompts are the same token for token.
+    pub identical: bool,
+    /// The first difference is in the tool declarations.
+    pub in_tools: bool,
+    /// The new version's message holding the first different token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// Its segment, when one segment holds that token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segment: Option<usize>,
+}
+
+impl CacheBreak {
+    /// One sentence for people.
+    pub fn sentence(&self) -> String {
+        let n = |x: u64| super::thousands(x);
+        if self.model_changed {
+            return format!(
+                "the model changed, so none of the {} tokens are reusable from the previous version's cache",
+                n(self.total)
+            );
+        }
+        if self.identical {
+            return format!(
+                "the prompts are identical: all {} tokens are reusable from the previous version's cache",
+                n(self.total)
+            );
+        }
+        let mut s = format!(
+            "the first {} of {} tokens are reusable from the previous version's cache",
+            n(self.reusable),
+            n(self.total)
+        );
+        if self.in_tools {
+            s.push_str(" (the prompts first differ in the tool declarations)");
+        } else if let Some(mi) = self.message {
+            let id = self.message_id.as_deref().map(|i| format!(" `{i}`")).unwrap_or_default();
+            let seg = self.segment.map(|j| format!(", segments[{j}]")).unwrap_or_default();
+            s.push_str(&format!(" (the prompts first differ at messages[{mi}]{id}{seg})"));
+        } else if self.reusable == self.total {
+            s.push_str(" (the new version ends earlier)");
+        }
+        s
+    }
+}
+
+/// The first token at which `b`'s prompt differs from `a`'s, from their
+/// counted [`items`].
+pub(crate) fn break_point(a: &Envelope, ia: &[Placed], b: &Envelope, ib: &[Placed]) -> CacheBreak {
+    let total: u64 = ib.iter().map(|p| p.tokens).sum();
+    let previous_total: u64 = ia.iter().map(|p| p.tokens).sum();
+    let model =
+        |e: &Envelope| e.model.clone().filter(|m| !m.is_empty()).unwrap_or_else(|| crate::export::DEFAULT_MODEL.into());
+    let mut out = CacheBreak {
+        reusable: 0,
+        total,
+        previous_total,
+        model_changed: model(a) != model(b),
+        identical: false,
+        in_tools: false,
+        message: None,
+        message_id: None,
+        segment: None,
+    };
+    if out.model_changed {
+        return out;
+    }
+    let mut reusable = 0;
+    let mut at: Option<(usize, usize)> = None; // (item index in b, byte offset in it)
+    for (k, (x, y)) in ia.iter().zip(ib).enumerate() {
+        if x.item == y.item {
+            reusable += y.tokens;
+            continue;
+        }
+        if let (Item::Text(s), Item::Text(t)) = (&x.item, &y.item) {
+            let (ex, ey) = (tokens::encode(s), tokens::encode(t));
+            let common = ex.iter().zip(&ey).take_while(|(p, q)| p == q).count();
+            reusable += common as u64;
+            let offset = tokens::byte_spans(&ey[..common]).last().map_or(0, |r| r.end);
+            at = Some((k, offset));
+        } else {
+            at = Some((k, 0));
+        }
+        break;
+    }
+    if at.is_none() && ib.len() > ia.len() {
+        at = Some((ia.len(), 0));
+    }
+    out.reusable = reusable;
+    match at {
+        None => out.identical = ia.len() == ib.len(),
+        Some((k, offset)) => {
+            let p = &ib[k];
+            match p.message {
+                None => out.in_tools = true,
+                Some(mi) => {
+                    out.message = Some(mi);
+                    out.message_id = b.messages.get(mi).map(|m| m.id.clone());
+                    out.segment = p.segments.iter().rev().find(|(_, start)| *start <= offset).map(|(sj, _)| *sj);
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,518 @@
+//! `pep diff A B`: what changed between two versions of a prompt, and how much
+//! of the previous version's prompt cache the new one can reuse. Crate
+//! feature `diff` (token counts need the tokenizer; line diffs the `similar`
+//! crate).
+//!
+//! - Messages are matched by `id`, then (for messages whose id changed) by
+//!   position and role; segments of a matched message are aligned by a
+//!   sequence diff, and a replaced segment counts as changed when its
+//!   counterpart at the same position has the same kind.
+//! - A changed segment shows a line diff of the text it sends (variables
+//!   substituted, as the model reads it) and the JSON fields that changed.
+//! - Token counts (o200k_base) per message before and after, and in total.
+//! - The cache break point ([`cache`]): the first token at which the two
+//!   prompts differ.
+
+use serde::Serialize;
+use serde_json::Value;
+use similar::{Algorithm, DiffOp, DiffTag};
+
+use crate::diag::Diagnostic;
+use crate::export::{contributions, Contributions, Piece};
+use crate::parse::Loaded;
+use crate::types::*;
+
+pub mod cache;
+pub mod json;
+
+/// Reads either side of a comparison: an envelope, or (with the `providers`
+/// feature) an OpenAI Chat, OpenAI Responses or Anthropic Messages request,
+/// imported. A body that is not recognisably a request is read as an
+/// envelope, so its errors are the envelope's.
+pub fn load_any(bytes: &[u8]) -> Result<Loaded, Vec<Diagnostic>> {
+    #[cfg(feature = "providers")]
+    {
+        use crate::import::{self, Format};
+        let text = crate::parse::utf8(bytes).map_err(|e| vec![e])?;
+        let value = crate::parse::json(text).map_err(|e| vec![e])?;
+        match import::detect(&value) {
+            Ok(format) if format != Format::Envelope => {
+                import::import_value(value, Some(format)).map(import::Imported::into_loaded)
+            }
+            _ => crate::parse::from_value(value),
+        }
+    }
+    #[cfg(not(feature = "providers"))]
+    crate::parse::parse_bytes(bytes)
+}
+
+/// Aligns two sequences (Myers; on native targets with a deadline, after which
+/// the alignment is coarser but still correct).
+pub(crate) fn align<T: Eq + std::hash::Hash>(a: &[T], b: &[T]) -> Vec<DiffOp> {
+    #[cfg(not(target_arch = "wasm32"))]
+    let deadline = std::time::Instant::now().checked_add(std::time::Duration::from_secs(2));
+    #[cfg(target_arch = "wasm32")]
+    let deadline = None;
+    similar::capture_diff_slices_deadline(Algorithm::Myers, a, b, deadline)
+}
+
+/// A unified line diff of two texts (2 lines of context), each line prefixed
+/// by `indent` and `- `, `+ ` or two spaces; `…` between hunks.
+pub fn line_diff(a: &str, b: &str, indent: &str) -> String {
+    let mut config = similar::TextDiff::configure();
+    config.algorithm(Algorithm::Myers);
+    #[cfg(not(target_arch = "wasm32"))]
+    config.timeout(std::time::Duration::from_secs(2));
+    let d = config.diff_lines(a, b);
+    let mut out = String::new();
+    for (i, group) in d.grouped_ops(2).iter().enumerate() {
+        if i > 0 {
+            out.push_str(&format!("{indent}…\n"));
+        }
+        for op in group {
+            for c in d.iter_changes(op) {
+                let sign = match c.tag() {
+                    similar::ChangeTag::Equal => "  ",
+                    similar::ChangeTag::Delete => "- ",
+                    similar::ChangeTag::Insert => "+ ",
+                };
+                let line = c.value();
+                out.push_str(&format!("{indent}{sign}{}\n", line.strip_suffix('\n').unwrap_or(line)));
+            }
+        }
+    }
+    out
+}
+
+/// One line of a line diff.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Line {
+    /// `equal`, `delete` or `insert`.
+    pub tag: &'static str,
+    pub text: String,
+}
+
+/// The lines of a diff with context (for JSON and the app).
+pub fn lines(a: &str, b: &str) -> Vec<Vec<Line>> {
+    let d = similar::TextDiff::from_lines(a, b);
+    d.grouped_ops(2)
+        .iter()
+        .map(|group| {
+            group
+                .iter()
+                .flat_map(|op| d.iter_changes(op))
+                .map(|c| Line {
+                    tag: match c.tag() {
+                        similar::ChangeTag::Equal => "equal",
+                        similar::ChangeTag::Delete => "delete",
+                        similar::ChangeTag::Insert => "insert",
+                    },
+                    text: c.value().strip_suffix('\n').unwrap_or(c.value()).to_string(),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// What happened to a message or a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Unchanged,
+    Changed,
+    Added,
+    Removed,
+}
+
+/// A segment of a changed message.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SegmentDiff {
+    pub status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<usize>,
+    pub kind: &'static str,
+    /// For a changed segment whose sent text changed: the line diff, by hunk.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub text: Vec<Vec<Line>>,
+    /// For a changed segment: every JSON field that changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<json::FieldChange>,
+    /// The text it sends before and after (for the unified text output).
+    #[serde(skip)]
+    sent: (String, String),
+}
+
+/// A message of either version.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageDiff {
+    pub status: Status,
+    /// Index in the first document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<usize>,
+    /// Index in the second document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<usize>,
+    pub id: String,
+    /// The id in the first document, when it differs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_id: Option<String>,
+    pub role: Role,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_before: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_after: Option<u64>,
+    /// Segments that changed, were added or removed (changed messages only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<SegmentDiff>,
+    /// Message fields (timestamp, role, truncationPriority, …) that changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<json::FieldChange>,
+}
+
+/// Both versions compared.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Comparison {
+    /// The documents are the same envelope (formatting and key order aside).
+    pub equal: bool,
+    /// Top-level fields (`model`, `params`, `version`) that changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<json::FieldChange>,
+    /// Every message, in the second document's order (removed ones where they stood).
+    pub messages: Vec<MessageDiff>,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub cache: cache::CacheBreak,
+}
+
+fn segment_json(s: &Segment) -> Value {
+    serde_json::to_value(s).unwrap_or(Value::Null)
+}
+
+/// What a segment sends, as one text (text; a call's name and arguments; a
+/// result; an image's URL); for segments that send no message text (a
+/// variable, tool declarations), their JSON.
+fn sent_text(c: &Contributions, mi: usize, sj: usize, s: &Segment) -> String {
+    let piece = c.messages.get(mi).and_then(|m| m.pieces.iter().find(|(j, _)| *j == sj)).map(|(_, p)| p);
+    match piece {
+        Some(Piece::Text(t)) => t.clone(),
+        Some(Piece::Image { url }) => format!("[image: {url}]"),
+        Some(Piece::Call { name, arguments, .. }) => format!("{name}({arguments})"),
+        Some(Piece::Result { content, .. }) => content.clone(),
+        None => serde_json::to_string_pretty(&segment_json(s)).unwrap_or_default(),
+    }
+}
+
+/// One side: the envelope, what it sends and its counts.
+struct Side<'a> {
+    env: &'a Envelope,
+    c: Contributions,
+    /// The prompt as counted items (see [`cache`]).
+    items: Vec<cache::Placed>,
+    /// Tokens per message (by index): the parts' counts.
+    tokens: Vec<u64>,
+    total: u64,
+}
+
+impl<'a> Side<'a> {
+    fn new(env: &'a Envelope) -> Self {
+        let c = contributions(env);
+        // The items are the parts' strings (and images) in order, so their
+        // counts add up to the parts' counts: tokenize once.
+        let items = cache::items(env, &c);
+        let mut tokens = vec![0; env.messages.len()];
+        for p in &items {
+            if let Some(mi) = p.message {
+                tokens[mi] += p.tokens;
+            }
+        }
+        let total = items.iter().map(|p| p.tokens).sum();
+        Side { env, c, items, tokens, total }
+    }
+}
+
+/// Pairs of message indices: by id, then by position (within the gap between
+/// id-matched messages) and role.
+fn match_messages(a: &Envelope, b: &Envelope) -> Vec<(Option<usize>, Option<usize>)> {
+    let mut pair_of_a: Vec<Option<usize>> = vec![None; a.messages.len()];
+    let mut taken_b = vec![false; b.messages.len()];
+    let by_id: std::collections::HashMap<&str, usize> =
+        b.messages.iter().enumerate().rev().map(|(j, m)| (m.id.as_str(), j)).collect();
+    for (i, m) in a.messages.iter().enumerate() {
+        if let Some(&j) = by_id.get(m.id.as_str()) {
+            if !taken_b[j] {
+                pair_of_a[i] = Some(j);
+                taken_b[j] = true;
+            }
+        }
+    }
+    // Messages whose id changed: in order, within the same gap between
+    // id-matched messages, with the same role.
+    let id_pairs = pair_of_a.clone();
+    for i in 0..a.messages.len() {
+        if pair_of_a[i].is_some() {
+            continue;
+        }
+        let lo = id_pairs[..i].iter().rev().flatten().next().map_or(0, |&j| j + 1);
+        let hi = id_pairs[i + 1..].iter().flatten().next().copied().unwrap_or(b.messages.len()).max(lo);
+        if let Some(j) = (lo..hi).find(|&j| !taken_b[j] && b.messages[j].role == a.messages[i].role) {
+            pair_of_a[i] = Some(j);
+            taken_b[j] = true;
+        }
+    }
+    // Order: the second document's, with each removed message before the
+    // next message of the first document that has a partner.
+    type Row = ((usize, u8, usize), (Option<usize>, Option<usize>));
+    let mut rows: Vec<Row> = Vec::new();
+    for (j, taken) in taken_b.iter().enumerate() {
+        if !taken {
+            rows.push(((j, 1, 0), (None, Some(j))));
+        }
+    }
+    for (i, p) in pair_of_a.iter().enumerate() {
+        match p {
+            Some(j) => rows.push(((*j, 1, 0), (Some(i), Some(*j)))),
+            None => {
+                let next = pair_of_a[i..].iter().flatten().next().copied().unwrap_or(b.messages.len());
+                rows.push(((next, 0, i), (Some(i), None)));
+            }
+        }
+    }
+    rows.sort_by_key(|r| r.0);
+    rows.into_iter().map(|r| r.1).collect()
+}
+
+fn compare_segments(a: &Side, ai: usize, b: &Side, bi: usize) -> Vec<SegmentDiff> {
+    let (ma, mb) = (&a.env.messages[ai], &b.env.messages[bi]);
+    let ka: Vec<String> = ma.segments.iter().map(|s| segment_json(s).to_string()).collect();
+    let kb: Vec<String> = mb.segments.iter().map(|s| segment_json(s).to_string()).collect();
+    // Equal JSON can still send different text (a variable changed elsewhere).
+    let ta: Vec<String> = ma.segments.iter().enumerate().map(|(j, s)| sent_text(&a.c, ai, j, s)).collect();
+    let tb: Vec<String> = mb.segments.iter().enumerate().map(|(j, s)| sent_text(&b.c, bi, j, s)).collect();
+    let mut out = Vec::new();
+    let changed = |i: usize, j: usize| {
+        let (sa, sb) = (&ma.segments[i], &mb.segments[j]);
+        let fields = json::diff(&segment_json(sa), &segment_json(sb));
+        let text = if ta[i] != tb[j] { lines(&ta[i], &tb[j]) } else { Vec::new() };
+        SegmentDiff {
+            status: Status::Changed,
+            before: Some(i),
+            after: Some(j),
+            kind: sb.kind(),
+            text,
+            fields,
+            sent: (ta[i].clone(), tb[j].clone()),
+        }
+    };
+    let one = |status, before: Option<usize>, after: Option<usize>, s: &Segment| SegmentDiff {
+        status,
+        before,
+        after,
+        kind: s.kind(),
+        text: Vec::new(),
+        fields: Vec::new(),
+        sent: (before.map(|i| ta[i].clone()).unwrap_or_default(), after.map(|j| tb[j].clone()).unwrap_or_default()),
+    };
+    for op in align(&ka, &kb) {
+        let (tag, ra, rb) = op.as_tag_tuple();
+        match tag {
+            DiffTag::Equal => {
+                for (i, j) in ra.zip(rb) {
+                    if ta[i] != tb[j] {
+                        out.push(changed(i, j));
+                    }
+                }
+            }
+            DiffTag::Delete => out.extend(ra.map(|i| one(Status::Removed, Some(i), None, &ma.segments[i]))),
+            DiffTag::Insert => out.extend(rb.map(|j| one(Status::Added, None, Some(j), &mb.segments[j]))),
+            DiffTag::Replace => {
+                let n = ra.len().min(rb.len());
+                for k in 0..n {
+                    let (i, j) = (ra.start + k, rb.start + k);
+                    if ma.segments[i].kind() == mb.segments[j].kind() {
+                        out.push(changed(i, j));
+                    } else {
+                        out.push(one(Status::Removed, Some(i), None, &ma.segments[i]));
+                        out.push(one(Status::Added, None, Some(j), &mb.segments[j]));
+                    }
+                }
+                out.extend((ra.start + n..ra.end).map(|i| one(Status::Removed, Some(i), None, &ma.segments[i])));
+                out.extend((rb.start + n..rb.end).map(|j| one(Status::Added, None, Some(j), &mb.segments[j])));
+            }
+        }
+    }
+    out
+}
+
+fn message_fields(a: &Message, b: &Message) -> Vec<json::FieldChange> {
+    let strip = |m: &Message| {
+        let mut v = serde_json::to_value(m).unwrap_or(Value::Null);
+        if let Some(o) = v.as_object_mut() {
+            o.remove("segments");
+        }
+        v
+    };
+    json::diff(&strip(a), &strip(b))
+}
+
+fn top_fields(a: &Envelope, b: &Envelope) -> Vec<json::FieldChange> {
+    let strip = |e: &Envelope| {
+        let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
+        if let Some(o) = v.as_object_mut() {
+            o.remove("messages");
+        }
+        v
+    };
+    json::diff(&strip(a), &strip(b))
+}
+
+/// Compares two envelopes: `a` the previous version, `b` the new one.
+pub fn compare(a: &Envelope, b: &Envelope) -> Comparison {
+    let (sa, sb) = (Side::new(a), Side::new(b));
+    let mut messages = Vec::new();
+    let mut equal = a == b;
+    for (i, j) in match_messages(a, b) {
+        let m = j.map(|j| &b.messages[j]).or(i.map(|i| &a.messages[i])).expect("a row has a side");
+        let mut d = MessageDiff {
+            status: Status::Unchanged,
+            before: i,
+            after: j,
+            id: m.id.clone(),
+            previous_id: None,
+            role: m.role,
+            tokens_before: i.map(|i| sa.tokens[i]),
+            tokens_after: j.map(|j| sb.tokens[j]),
+            segments: Vec::new(),
+            fields: Vec::new(),
+        };
+        match (i, j) {
+            (Some(i), Some(j)) => {
+                let (ma, mb) = (&a.messages[i], &b.messages[j]);
+                if ma.id != mb.id {
+                    d.previous_id = Some(ma.id.clone());
+                }
+                d.segments = compare_segments(&sa, i, &sb, j);
+                d.fields = message_fields(ma, mb);
+                if !d.segments.is_empty() || !d.fields.is_empty() {
+                    d.status = Status::Changed;
+                }
+            }
+            (Some(_), None) => d.status = Status::Removed,
+            _ => d.status = Status::Added,
+        }
+        if d.status != Status::Unchanged {
+            equal = false;
+        }
+        messages.push(d);
+    }
+    Comparison {
+        equal,
+        fields: top_fields(a, b),
+        messages,
+        tokens_before: sa.total,
+        tokens_after: sb.total,
+        cache: cache::break_point(a, &sa.items, b, &sb.items),
+    }
+}
+
+fn signed(before: u64, after: u64) -> String {
+    let d = after as i64 - before as i64;
+    if d >= 0 {
+        format!("+{}", thousands(d as u64))
+    } else {
+        format!("-{}", thousands(d.unsigned_abs()))
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The comparison as text, like `diff -u` over the conversation.
+pub fn render_text(c: &Comparison, name_a: &str, name_b: &str) -> String {
+    let n = thousands;
+    let mut out = format!("--- {name_a}\n+++ {name_b}\n");
+    if !c.fields.is_empty() {
+        out.push_str(&json::render(&c.fields));
+    }
+    for m in &c.messages {
+        let at = match (m.status, m.before, m.after) {
+            (Status::Removed, Some(i), _) => format!("messages[{i}]"),
+            (_, _, Some(j)) => format!("messages[{j}]"),
+            _ => String::new(),
+        };
+        let id = match &m.previous_id {
+            Some(p) => format!("`{p}` → `{}`", m.id),
+            None => format!("`{}`", m.id),
+        };
+        let role = m.role.as_str();
+        match m.status {
+            Status::Unchanged => {}
+            Status::Added => {
+                out.push_str(&format!("+ {at} {id} ({role}): {} tokens\n", n(m.tokens_after.unwrap_or(0))))
+            }
+            Status::Removed => {
+                out.push_str(&format!("- {at} {id} ({role}): {} tokens\n", n(m.tokens_before.unwrap_or(0))))
+            }
+            Status::Changed => {
+                let (tb, ta) = (m.tokens_before.unwrap_or(0), m.tokens_after.unwrap_or(0));
+                out.push_str(&format!("~ {at} {id} ({role}): {} → {} tokens ({})\n", n(tb), n(ta), signed(tb, ta)));
+                for f in &m.fields {
+                    out.push_str(&format!("  {}", json::render(std::slice::from_ref(f))));
+                }
+                for s in &m.segments {
+                    let pos = match (s.status, s.before, s.after) {
+                        (Status::Removed, Some(i), _) => format!("segments[{i}]"),
+                        (_, _, Some(j)) => format!("segments[{j}]"),
+                        _ => String::new(),
+                    };
+                    match s.status {
+                        Status::Added => out.push_str(&format!("  + {pos} {}\n", s.kind)),
+                        Status::Removed => out.push_str(&format!("  - {pos} {}\n", s.kind)),
+                        _ => {
+                            out.push_str(&format!("  ~ {pos} {}\n", s.kind));
+                            if s.sent.0 != s.sent.1 {
+                                out.push_str(&line_diff(&s.sent.0, &s.sent.1, "      "));
+                            }
+                            let meta: Vec<_> = s
+                                .fields
+                                .iter()
+                                .filter(|f| {
+                                    !matches!((&f.before, &f.after), (Some(Value::String(_)), Some(Value::String(_))))
+                                        || s.sent.0 == s.sent.1
+                                })
+                                .cloned()
+                                .collect();
+                            for line in json::render(&meta).lines() {
+                                out.push_str(&format!("      {line}\n"));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out.push_str(&format!(
+        "tokens: {} → {} ({})\n",
+        n(c.tokens_before),
+        n(c.tokens_after),
+        signed(c.tokens_before, c.tokens_after)
+    ));
+    out.push_str(&format!("cache: {}\n", c.cache.sentence()));
+    if c.equal {
+        out.push_str("the documents are equal\n");
+    }
+    out
+}

@@ -1,0 +1,80 @@
+//! `pep diff A B` and `pep export --check GOLDEN`: what changed between two
+//! prompt versions, and golden snapshots of the export.
+
+use envelope::diff::{self, json};
+use envelope::export;
+
+use crate::{line, read, Failure};
+
+/// Output of `pep diff`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum DiffFormat {
+    Text,
+    Json,
+}
+
+fn load(file: &str) -> Result<envelope::Loaded, Failure> {
+    let bytes = read(file).map_err(|f| Failure { code: 2, ..f })?;
+    diff::load_any(&bytes).map_err(|errors| Failure { lines: errors.iter().map(|d| line(file, d)).collect(), code: 2 })
+}
+
+/// `pep diff A B`: the report and whether the documents differ (exit 1, as
+/// `diff` does); unreadable or invalid input exits 2.
+pub fn run(a: &str, b: &str, format: DiffFormat) -> Result<(String, bool), Failure> {
+    let (la, lb) = (load(a)?, load(b)?);
+    let c = diff::compare(&la.envelope, &lb.envelope);
+    let out = match format {
+        DiffFormat::Text => diff::render_text(&c, a, b),
+        DiffFormat::Json => export::to_pretty(&serde_json::to_value(&c).unwrap_or_default()),
+    };
+    Ok((out, !c.equal))
+}
+
+/// `pep export --check GOLDEN [--update] FILE`: compares the export with the
+/// golden file as JSON (formatting and key order aside). Equal: nothing, exit
+/// 0. Different: the field-level diff on stdout, exit 1. `--update` rewrites
+/// GOLDEN with the export (and says so on stderr).
+pub fn check_golden(output: &str, golden: &str, update: bool) -> Result<(String, bool), Failure> {
+    let previous = std::fs::read(golden);
+    let same = |prev: &[u8]| match (
+        serde_json::from_slice::<serde_json::Value>(prev),
+        serde_json::from_str::<serde_json::Value>(output),
+    ) {
+        (Ok(g), Ok(o)) => g == o,
+        _ => prev == output.as_bytes(),
+    };
+    if update {
+        match &previous {
+            Ok(prev) if same(prev) => eprintln!("{golden}: up to date"),
+            _ => {
+                std::fs::write(golden, output)
+                    .map_err(|e| Failure::input(format!("{golden}: error: cannot write: {e}")))?;
+                eprintln!("{golden}: updated");
+            }
+        }
+        return Ok((String::new(), false));
+    }
+    let prev = previous.map_err(|e| {
+        Failure::input(format!("{golden}: error: cannot read the golden file: {e} (run with --update to create it)"))
+    })?;
+    if same(&prev) {
+        return Ok((String::new(), false));
+    }
+    let text =
+        match (serde_json::from_slice::<serde_json::Value>(&prev), serde_json::from_str::<serde_json::Value>(output)) {
+            (Ok(g), Ok(o)) => {
+                let changes = json::diff(&g, &o);
+                let n = changes.len();
+                format!(
+                    "{golden}: the export differs from the golden file in {n} field{} (- golden, + export):\n{}",
+                    if n == 1 { "" } else { "s" },
+                    json::render(&changes)
+                )
+            }
+            _ => format!(
+                "{golden}: the export differs from the golden file (- golden, + export):\n{}",
+                diff::line_diff(&String::from_utf8_lossy(&prev), output, "")
+            ),
+        };
+    Ok((text, true))
+}
