@@ -1,0 +1,128 @@
+//! `envelope::promptpoet` against the real prompt-poet 0.0.52: every template
+//! in `fixtures/promptpoet/cases/` rendered with its data must give exactly
+//! the parts, string and messages prompt-poet gave (`expected.json`, made by
+//! `gen.py`), or fail where prompt-poet raised:
+//!
+//! - errors from prompt-poet's own checks and Python's rules for building
+//!   parts (no template line): the same exception class and message;
+//! - Jinja2 errors and errors raised inside template expressions: a
+//!   compile-or-render error at the same template line;
+//! - YAML errors: a YAML error (of a class PyYAML raises) at the same
+//!   rendered line where PyYAML names one.
+#![cfg(feature = "templates")]
+
+use std::path::{Path, PathBuf};
+
+use envelope::promptpoet::{render, to_envelope, RenderError, Stage};
+use serde_json::Value;
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/promptpoet")
+}
+
+fn expected() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir().join("expected.json")).unwrap()).unwrap()
+}
+
+fn load_case(name: &str) -> (String, Value) {
+    let bytes = std::fs::read(dir().join("cases").join(format!("{name}.yaml.j2"))).unwrap();
+    let template = String::from_utf8(bytes).unwrap();
+    let data = match std::fs::read_to_string(dir().join("cases").join(format!("{name}.json"))) {
+        Ok(t) => serde_json::from_str(&t).unwrap(),
+        Err(_) => serde_json::json!({}),
+    };
+    (template, data)
+}
+
+fn check_error(name: &str, want: &Value, got: &RenderError) -> Result<(), String> {
+    let class = want["type"].as_str().unwrap();
+    let category = want["category"].as_str().unwrap();
+    let line = want["line"].as_u64().map(|l| l as usize);
+    let yaml_line = want["yaml_line"].as_u64().map(|l| l as usize);
+    let message = want["message"].as_str().unwrap();
+    match category {
+        "yaml" => {
+            if got.stage != Stage::Yaml {
+                return Err(format!("{name}: want a YAML error {class}, got {got:?}"));
+            }
+            if yaml_line.is_some() && got.rendered_line != yaml_line && class != "ReaderError" {
+                return Err(format!("{name}: YAML error at rendered line {:?}, want {yaml_line:?} ({got})", got.rendered_line));
+            }
+            Ok(())
+        }
+        _ if line.is_some() || category == "jinja" => {
+            if !matches!(got.stage, Stage::Syntax | Stage::Render) {
+                return Err(format!("{name}: want a template error {class} at line {line:?}, got {got:?}"));
+            }
+            if got.line != line {
+                return Err(format!("{name}: template error at line {:?}, want {line:?} ({got})", got.line));
+            }
+            Ok(())
+        }
+        _ => {
+            if got.class != class || got.message != message {
+                return Err(format!("{name}: want {class}: {message}\n   got {}: {}", got.class, got.message));
+            }
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn every_fixture_renders_as_prompt_poet_does() {
+    let exp = expected();
+    let cases = exp["cases"].as_object().unwrap();
+    assert!(cases.len() >= 60, "{} cases", cases.len());
+    let mut failures = Vec::new();
+    for (name, want) in cases {
+        let (template, data) = load_case(name);
+        let got = render(&template, &data);
+        match (want.get("error"), got) {
+            (Some(e), Err(got)) => {
+                if let Err(f) = check_error(name, e, &got) {
+                    failures.push(f);
+                }
+            }
+            (Some(e), Ok(r)) => failures.push(format!("{name}: want error {e}, got {}", r.to_json())),
+            (None, Err(got)) => failures.push(format!("{name}: want success, got {got:?}")),
+            (None, Ok(r)) => {
+                let j = r.to_json();
+                for key in ["parts", "string", "messages"] {
+                    if j[key] != want[key] {
+                        failures.push(format!(
+                            "{name}: {key} differs\n   want {}\n   got  {}",
+                            serde_json::to_string(&want[key]).unwrap(),
+                            serde_json::to_string(&j[key]).unwrap()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+/// Every successful fixture also makes a valid envelope with one message per
+/// part, its content unchanged and its priority written.
+#[test]
+fn every_rendered_fixture_makes_a_valid_envelope() {
+    let exp = expected();
+    for (name, want) in exp["cases"].as_object().unwrap() {
+        if want.get("error").is_some() {
+            continue;
+        }
+        let (template, data) = load_case(name);
+        let rendered = render(&template, &data).unwrap();
+        let (env, _warnings) = to_envelope(&rendered);
+        let text = serde_json::to_string_pretty(&env).unwrap();
+        let loaded = envelope::parse(&text).unwrap_or_else(|e| panic!("{name}: {e:?}\n{text}"));
+        assert_eq!(loaded.envelope.messages.len(), rendered.parts.len(), "{name}");
+        for (m, p) in loaded.envelope.messages.iter().zip(&rendered.parts) {
+            match &m.segments[0] {
+                envelope::Segment::Text(t) => assert_eq!(t.content, p.content, "{name}"),
+                other => panic!("{name}: {other:?}"),
+            }
+            assert!(m.truncation_priority.is_some(), "{name}");
+        }
+    }
+}
