@@ -68,6 +68,10 @@ fn check_error(name: &str, want: &Value, got: &RenderError) -> Result<(), String
     }
 }
 
+/// Fixtures that record a construct pep does not reproduce (docs/PROMPTPOET.md,
+/// "What differs"): pep must flag each with a `template-inexact` warning.
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[("mutating_method", "list.append mutates; minijinja values are immutable")];
+
 #[test]
 fn every_fixture_renders_as_prompt_poet_does() {
     let exp = expected();
@@ -77,6 +81,16 @@ fn every_fixture_renders_as_prompt_poet_does() {
     for (name, want) in cases {
         let (template, data) = load_case(name);
         let got = render(&template, &data);
+        if let Some((_, why)) = KNOWN_DIFFERENCES.iter().find(|(n, _)| n == name) {
+            let warnings = match &got {
+                Ok(r) => &r.warnings,
+                Err(e) => &e.warnings,
+            };
+            if !warnings.iter().any(|w| w.rule == envelope::Rule::TemplateInexact) {
+                failures.push(format!("{name}: a known difference ({why}) rendered without a template-inexact warning"));
+            }
+            continue;
+        }
         match (want.get("error"), got) {
             (Some(e), Err(got)) => {
                 if let Err(f) = check_error(name, e, &got) {
@@ -108,7 +122,7 @@ fn every_fixture_renders_as_prompt_poet_does() {
 fn every_rendered_fixture_makes_a_valid_envelope() {
     let exp = expected();
     for (name, want) in exp["cases"].as_object().unwrap() {
-        if want.get("error").is_some() {
+        if want.get("error").is_some() || KNOWN_DIFFERENCES.iter().any(|(n, _)| n == name) {
             continue;
         }
         let (template, data) = load_case(name);

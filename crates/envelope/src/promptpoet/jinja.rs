@@ -577,10 +577,8 @@ fn py_split(s: &str, sep: Option<&str>, maxsplit: i64) -> Result<Vec<String>, Er
             let mut rest = s.trim_start_matches(is_py_space);
             while !rest.is_empty() {
                 if maxsplit >= 0 && out.len() as i64 >= maxsplit {
-                    let r = rest.trim_end_matches(is_py_space);
-                    if !r.is_empty() {
-                        out.push(r.to_string());
-                    }
+                    // The remainder keeps its trailing white space.
+                    out.push(rest.to_string());
                     break;
                 }
                 let end = rest.find(is_py_space).unwrap_or(rest.len());
@@ -617,10 +615,7 @@ fn py_rsplit(s: &str, sep: Option<&str>, maxsplit: i64) -> Result<Vec<String>, E
             let mut rest = s.trim_end_matches(is_py_space);
             while !rest.is_empty() {
                 if out.len() as i64 >= maxsplit {
-                    let r = rest.trim_start_matches(is_py_space);
-                    if !r.is_empty() {
-                        out.push(r.to_string());
-                    }
+                    out.push(rest.to_string());
                     break;
                 }
                 let start = rest.rfind(is_py_space).map(|i| i + rest[i..].chars().next().map_or(1, char::len_utf8)).unwrap_or(0);
@@ -962,6 +957,12 @@ fn str_format(state: &State, fmt: &str, args: &[Value]) -> Result<String, Error>
             while !rest.is_empty() {
                 if let Some(r) = rest.strip_prefix('.') {
                     let end = r.find(['.', '[']).unwrap_or(r.len());
+                    if matches!(value.kind(), ValueKind::Map | ValueKind::Seq | ValueKind::String | ValueKind::Number | ValueKind::None | ValueKind::Bool)
+                        && value.as_object().is_none_or(|o| matches!(o.repr(), minijinja::value::ObjectRepr::Map | minijinja::value::ObjectRepr::Seq))
+                    {
+                        // Python's getattr: a dict's keys are not attributes.
+                        return Err(err("AttributeError", format!("'{}' object has no attribute '{}'", kind_name(&value), &r[..end])));
+                    }
                     value = value.get_attr(&r[..end]).unwrap_or_default();
                     rest = &r[end..];
                 } else if let Some(r) = rest.strip_prefix('[') {
@@ -2069,6 +2070,9 @@ pub fn inexact_reason(kind: &str, name: &str) -> Option<&'static str> {
         ("function", "range") => None,
         ("method", "keys" | "values" | "items") => Some("printed directly, Python shows dict_keys([...]) and the like"),
         ("method", "format") => Some("format specs go through minijinja's str.format"),
+        ("method", "append" | "extend" | "insert" | "pop" | "remove" | "update" | "clear" | "setdefault" | "sort" | "reverse" | "popitem" | "add" | "discard") => {
+            Some("mutates a list or dict in Python; minijinja's values cannot change (pep stops with an error; use `namespace()` or filters)")
+        }
         ("method", "encode" | "decode" | "translate" | "maketrans" | "format_map" | "isidentifier" | "isprintable") => {
             Some("is not implemented (pep stops with an error)")
         }

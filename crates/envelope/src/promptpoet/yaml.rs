@@ -206,6 +206,8 @@ pub struct YamlError {
     pub message: String,
     /// 1-based line of the rendered text, when known.
     pub line: Option<usize>,
+    /// Character offset yaml-rust2 marked (for the quoted-scalar fix-up).
+    at: Option<usize>,
 }
 
 impl fmt::Display for YamlError {
@@ -219,7 +221,7 @@ impl fmt::Display for YamlError {
 
 impl YamlError {
     fn new(class: &'static str, message: impl Into<String>, line: Option<usize>) -> Self {
-        YamlError { class, message: message.into(), line }
+        YamlError { class, message: message.into(), line, at: None }
     }
 }
 
@@ -356,10 +358,84 @@ pub fn load(text: &str, notes: &mut LoadNotes) -> Result<PyValue, YamlError> {
             c => prepared.push(c),
         }
     }
-    let root = compose(&prepared)?;
+    let mut fixes = 0;
+    let root = loop {
+        match compose(&prepared) {
+            Err(e) if e.message == "invalid indentation in quoted scalar" && fixes < MAX_QUOTED_FIXES => {
+                match e.at.and_then(|at| indent_quoted(&prepared, at)) {
+                    Some(fixed) => {
+                        prepared = fixed;
+                        fixes += 1;
+                    }
+                    None => return Err(e),
+                }
+            }
+            other => break other?,
+        }
+    };
     let Some(root) = root else { return Ok(PyValue::None) };
     let mut ctx = Construct { notes, depth: 0 };
     ctx.construct(root)
+}
+
+/// Multi-line quoted scalars fixed up per document (each costs a re-parse).
+const MAX_QUOTED_FIXES: usize = 2_000;
+
+/// libyaml lets the continuation lines of a quoted scalar sit at any
+/// indentation (`content: '{{ text }}'` with multi-line data); yaml-rust2
+/// wants them inside the block. Leading white space of those lines is folded
+/// away in either, so indenting them to the quote's column changes nothing
+/// but lets yaml-rust2 read them. `at` is the quote's character offset; lines
+/// that start a document marker (`---`, `...`) are left for the error.
+fn indent_quoted(text: &str, at: usize) -> Option<String> {
+    let start = text.char_indices().nth(at).map(|(i, _)| i)?;
+    let quote = text[start..].chars().next()?;
+    if quote != '\'' && quote != '"' {
+        return None;
+    }
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let pad = text[line_start..start].chars().count();
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str(&text[..start + 1]);
+    let mut chars = text[start + 1..].char_indices().peekable();
+    let mut end = None;
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' if quote == '"' => {
+                out.push(c);
+                if let Some((_, n)) = chars.next() {
+                    out.push(n);
+                    if n == '\n' {
+                        push_pad(&mut out, &text[start + 1 + i + 2..], pad);
+                    }
+                }
+            }
+            '\'' if quote == '\'' && chars.peek().is_some_and(|&(_, n)| n == '\'') => {
+                out.push_str("''");
+                chars.next();
+            }
+            c if c == quote => {
+                end = Some(start + 1 + i);
+                break;
+            }
+            '\n' => {
+                out.push('\n');
+                push_pad(&mut out, &text[start + 1 + i + 1..], pad);
+            }
+            c => out.push(c),
+        }
+    }
+    let end = end?;
+    out.push_str(&text[end..]);
+    Some(out)
+}
+
+fn push_pad(out: &mut String, rest: &str, pad: usize) {
+    let marker = (rest.starts_with("---") || rest.starts_with("..."))
+        && rest[3..].chars().next().is_none_or(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+    if !marker {
+        out.extend(std::iter::repeat_n(' ', pad));
+    }
 }
 
 /// Events → one document's node tree (or `None` for an empty stream).
@@ -384,7 +460,17 @@ fn compose(text: &str) -> Result<Option<Node>, YamlError> {
     };
     loop {
         let (event, mark) = parser.next_token().map_err(|e| {
-            YamlError::new("ScannerError", e.info().to_string(), Some(e.marker().line()))
+            let mut line = e.marker().line();
+            if e.info() == "while scanning a plain scalar, found a tab" {
+                // yaml-rust2 marks the scalar's start; libyaml (and so PyYAML)
+                // the line of the offending tab.
+                if let Some(l) = text.split('\n').enumerate().skip(line).find(|(_, l)| l.trim_start_matches(' ').starts_with('\t')) {
+                    line = l.0 + 1;
+                }
+            }
+            let mut err = YamlError::new("ScannerError", e.info().to_string(), Some(line));
+            err.at = Some(e.marker().index());
+            err
         })?;
         let line = line_of(&mark);
         let done: Option<(Node, usize)> = match event {
@@ -825,6 +911,9 @@ struct Stamp<'a> {
 /// The timestamp regular expressions: `strict` is the resolver's (a date alone
 /// needs two-digit month and day), otherwise the constructor's.
 fn parse_timestamp(v: &str, strict: bool) -> Option<Stamp<'_>> {
+    if !v.is_ascii() {
+        return None;
+    }
     let b = v.as_bytes();
     let digits = |s: &str, min: usize, max: usize| (min..=max).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_digit());
     if b.len() < 8 || !digits(&v[..4], 4, 4) || b[4] != b'-' {
