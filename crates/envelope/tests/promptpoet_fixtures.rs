@@ -46,7 +46,10 @@ fn check_error(name: &str, want: &Value, got: &RenderError) -> Result<(), String
                 return Err(format!("{name}: want a YAML error {class}, got {got:?}"));
             }
             if yaml_line.is_some() && got.rendered_line != yaml_line && class != "ReaderError" {
-                return Err(format!("{name}: YAML error at rendered line {:?}, want {yaml_line:?} ({got})", got.rendered_line));
+                return Err(format!(
+                    "{name}: YAML error at rendered line {:?}, want {yaml_line:?} ({got})",
+                    got.rendered_line
+                ));
             }
             Ok(())
         }
@@ -70,7 +73,8 @@ fn check_error(name: &str, want: &Value, got: &RenderError) -> Result<(), String
 
 /// Fixtures that record a construct pep does not reproduce (docs/PROMPTPOET.md,
 /// "What differs"): pep must flag each with a `template-inexact` warning.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[("mutating_method", "list.append mutates; minijinja values are immutable")];
+const KNOWN_DIFFERENCES: &[(&str, &str)] =
+    &[("mutating_method", "list.append mutates; minijinja values are immutable")];
 
 #[test]
 fn every_fixture_renders_as_prompt_poet_does() {
@@ -87,7 +91,8 @@ fn every_fixture_renders_as_prompt_poet_does() {
                 Err(e) => &e.warnings,
             };
             if !warnings.iter().any(|w| w.rule == envelope::Rule::TemplateInexact) {
-                failures.push(format!("{name}: a known difference ({why}) rendered without a template-inexact warning"));
+                failures
+                    .push(format!("{name}: a known difference ({why}) rendered without a template-inexact warning"));
             }
             continue;
         }
@@ -137,6 +142,39 @@ fn every_rendered_fixture_makes_a_valid_envelope() {
                 other => panic!("{name}: {other:?}"),
             }
             assert!(m.truncation_priority.is_some(), "{name}");
+        }
+    }
+}
+
+/// PromptPoet's own truncation of rendered fixtures (`truncate.json`): the
+/// o200k_base token count of every part equals tiktoken's, and the kept parts
+/// and kept total (or the error class) equal `Prompt.truncate`'s.
+#[cfg(feature = "tokenizer")]
+#[test]
+fn truncation_matches_prompt_poet() {
+    use envelope::promptpoet::plan_truncation;
+    let exp = expected();
+    let runs = exp["truncate"].as_array().unwrap();
+    assert!(runs.len() >= 10);
+    for run in runs {
+        let name = run["case"].as_str().unwrap();
+        let (template, data) = load_case(name);
+        let rendered = render(&template, &data).unwrap();
+        let tokens: Vec<u64> = rendered.parts.iter().map(|p| envelope::tokens::count(&p.content) as u64).collect();
+        let want = &run["expect"];
+        let want_tokens: Vec<u64> = want["tokens"].as_array().unwrap().iter().map(|t| t.as_u64().unwrap()).collect();
+        assert_eq!(tokens, want_tokens, "{name}: token counts");
+        let got = plan_truncation(&rendered, &tokens, run["limit"].as_i64().unwrap(), run["step"].as_i64().unwrap());
+        match (want.get("error"), got) {
+            (Some(e), Err(got)) => assert_eq!(got.class(), e["type"].as_str().unwrap(), "{name} {run}"),
+            (None, Ok(plan)) => {
+                let kept: Vec<u64> = plan.kept_indices().map(|i| i as u64).collect();
+                let want_kept: Vec<u64> =
+                    want["kept"].as_array().unwrap().iter().map(|t| t.as_u64().unwrap()).collect();
+                assert_eq!(kept, want_kept, "{name} {run}");
+                assert_eq!(plan.kept_tokens, want["total_tokens"].as_u64().unwrap(), "{name} {run}");
+            }
+            (w, g) => panic!("{name} {run}: want {w:?}, got {g:?}"),
         }
     }
 }

@@ -171,9 +171,10 @@ impl<'s> Scanner<'s> {
     fn args(&mut self, args: &[ast::CallArg<'_>]) {
         for a in args {
             match a {
-                ast::CallArg::Pos(e) | ast::CallArg::Kwarg(_, e) | ast::CallArg::PosSplat(e) | ast::CallArg::KwargSplat(e) => {
-                    self.expr(e)
-                }
+                ast::CallArg::Pos(e)
+                | ast::CallArg::Kwarg(_, e)
+                | ast::CallArg::PosSplat(e)
+                | ast::CallArg::KwargSplat(e) => self.expr(e),
             }
         }
     }
@@ -346,17 +347,31 @@ pub fn error_of(e: &Error, syntax: bool) -> TemplateError {
     let detail = e.detail().unwrap_or("").to_string();
     let (class, message) = match e.kind() {
         ErrorKind::SyntaxError => ("TemplateSyntaxError", detail),
-        ErrorKind::UnknownFilter => ("TemplateAssertionError", format!("No filter named {detail}.").replace("No filter named filter ", "No filter named ")),
+        ErrorKind::UnknownFilter => (
+            "TemplateAssertionError",
+            format!("No filter named {detail}.").replace("No filter named filter ", "No filter named "),
+        ),
         ErrorKind::UnknownTest => ("TemplateAssertionError", format!("No test named {detail}.")),
-        ErrorKind::UndefinedError => ("UndefinedError", if detail.is_empty() { "undefined value".into() } else { detail }),
+        ErrorKind::UndefinedError => {
+            ("UndefinedError", if detail.is_empty() { "undefined value".into() } else { detail })
+        }
         ErrorKind::TemplateNotFound => ("TemplateNotFound", detail),
-        ErrorKind::UnknownMethod => ("UndefinedError", if detail.is_empty() { "unknown method".into() } else { detail }),
+        ErrorKind::UnknownMethod => {
+            ("UndefinedError", if detail.is_empty() { "unknown method".into() } else { detail })
+        }
         _ => match detail.split_once(": ") {
-            Some((class, rest)) if class.ends_with("Error") && !class.contains(' ') => (leak_class(class), rest.to_string()),
+            Some((class, rest)) if class.ends_with("Error") && !class.contains(' ') => {
+                (leak_class(class), rest.to_string())
+            }
             _ => ("TypeError", if detail.is_empty() { e.kind().to_string() } else { detail }),
         },
     };
-    TemplateError { class: class.to_string(), message, line: e.line(), syntax: syntax || e.kind() == ErrorKind::SyntaxError }
+    TemplateError {
+        class: class.to_string(),
+        message,
+        line: e.line(),
+        syntax: syntax || e.kind() == ErrorKind::SyntaxError,
+    }
 }
 
 fn leak_class(class: &str) -> &'static str {
@@ -537,7 +552,10 @@ pub fn py_splitlines(s: &str, keepends: bool) -> Vec<String> {
     let mut i = 0;
     while i < b.len() {
         let (pos, c) = b[i];
-        let is_break = matches!(c, '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{1C}' | '\u{1D}' | '\u{1E}' | '\u{85}' | '\u{2028}' | '\u{2029}');
+        let is_break = matches!(
+            c,
+            '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{1C}' | '\u{1D}' | '\u{1E}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+        );
         if is_break {
             let mut end = pos + c.len_utf8();
             if c == '\r' && i + 1 < b.len() && b[i + 1].1 == '\n' {
@@ -618,7 +636,10 @@ fn py_rsplit(s: &str, sep: Option<&str>, maxsplit: i64) -> Result<Vec<String>, E
                     out.push(rest.to_string());
                     break;
                 }
-                let start = rest.rfind(is_py_space).map(|i| i + rest[i..].chars().next().map_or(1, char::len_utf8)).unwrap_or(0);
+                let start = rest
+                    .rfind(is_py_space)
+                    .map(|i| i + rest[i..].chars().next().map_or(1, char::len_utf8))
+                    .unwrap_or(0);
                 out.push(rest[start..].to_string());
                 rest = rest[..start].trim_end_matches(is_py_space);
             }
@@ -690,11 +711,19 @@ fn string_method(state: &State, s: &str, method: &str, args: &[Value]) -> Result
     let v = match method {
         "upper" => Value::from(py_upper(s)),
         "lower" | "casefold" => Value::from(py_lower(s)),
-        "swapcase" => Value::from(
-            s.chars()
-                .map(|c| if c.is_uppercase() { c.to_lowercase().collect::<String>() } else { c.to_uppercase().collect() })
-                .collect::<String>(),
-        ),
+        "swapcase" => {
+            Value::from(
+                s.chars()
+                    .map(|c| {
+                        if c.is_uppercase() {
+                            c.to_lowercase().collect::<String>()
+                        } else {
+                            c.to_uppercase().collect()
+                        }
+                    })
+                    .collect::<String>(),
+            )
+        }
         "capitalize" => Value::from(py_capitalize(s)),
         "title" => Value::from(py_title_method(s)),
         "strip" | "lstrip" | "rstrip" => {
@@ -764,7 +793,11 @@ fn string_method(state: &State, s: &str, method: &str, args: &[Value]) -> Result
         }
         "startswith" | "endswith" => {
             let a = bind_raw(method, args, &["prefix", "start", "end"])?;
-            let (lo, hi) = char_slice_bounds(s, a[1].as_ref().map(|v| i64::try_from(v.clone()).unwrap_or(0)), a[2].as_ref().and_then(|v| i64::try_from(v.clone()).ok()));
+            let (lo, hi) = char_slice_bounds(
+                s,
+                a[1].as_ref().map(|v| i64::try_from(v.clone()).unwrap_or(0)),
+                a[2].as_ref().and_then(|v| i64::try_from(v.clone()).ok()),
+            );
             let hay = &s[lo..hi];
             let cands: Vec<String> = match &a[0] {
                 Some(v) if v.kind() == ValueKind::String => vec![v.as_str().unwrap_or_default().to_string()],
@@ -772,16 +805,29 @@ fn string_method(state: &State, s: &str, method: &str, args: &[Value]) -> Result
                 _ => {
                     return Err(err(
                         "TypeError",
-                        format!("{method} first arg must be str or a tuple of str, not {}", a[0].as_ref().map(kind_name).unwrap_or("NoneType")),
+                        format!(
+                            "{method} first arg must be str or a tuple of str, not {}",
+                            a[0].as_ref().map(kind_name).unwrap_or("NoneType")
+                        ),
                     ))
                 }
             };
-            Value::from(cands.iter().any(|c| if method == "startswith" { hay.starts_with(c.as_str()) } else { hay.ends_with(c.as_str()) }))
+            Value::from(cands.iter().any(|c| {
+                if method == "startswith" {
+                    hay.starts_with(c.as_str())
+                } else {
+                    hay.ends_with(c.as_str())
+                }
+            }))
         }
         "find" | "rfind" | "index" | "rindex" | "count" => {
             let a = bind_raw(method, args, &["sub", "start", "end"])?;
             let sub = str_arg(&a[0], "sub")?.ok_or_else(|| err("TypeError", "must be str, not NoneType"))?;
-            let (lo, hi) = char_slice_bounds(s, a[1].as_ref().map(|v| i64::try_from(v.clone()).unwrap_or(0)), a[2].as_ref().and_then(|v| i64::try_from(v.clone()).ok()));
+            let (lo, hi) = char_slice_bounds(
+                s,
+                a[1].as_ref().map(|v| i64::try_from(v.clone()).unwrap_or(0)),
+                a[2].as_ref().and_then(|v| i64::try_from(v.clone()).ok()),
+            );
             let hay = &s[lo..hi];
             if method == "count" {
                 let n = if sub.is_empty() { hay.chars().count() + 1 } else { hay.matches(sub.as_str()).count() };
@@ -819,7 +865,12 @@ fn string_method(state: &State, s: &str, method: &str, args: &[Value]) -> Result
             for (i, it) in items.iter().enumerate() {
                 match it.as_str() {
                     Some(x) => parts.push(x.to_string()),
-                    None => return Err(err("TypeError", format!("sequence item {i}: expected str instance, {} found", kind_name(it)))),
+                    None => {
+                        return Err(err(
+                            "TypeError",
+                            format!("sequence item {i}: expected str instance, {} found", kind_name(it)),
+                        ))
+                    }
                 }
             }
             Value::from(parts.join(s))
@@ -942,11 +993,15 @@ fn str_format(state: &State, fmt: &str, args: &[Value]) -> Result<String, Error>
             let split = name.find(['.', '[']).unwrap_or(name.len());
             let (head, mut rest) = name.split_at(split);
             let mut value = if head.is_empty() {
-                let v = positional.get(auto).cloned().ok_or_else(|| err("IndexError", format!("Replacement index {auto} out of range for positional args tuple")))?;
+                let v = positional.get(auto).cloned().ok_or_else(|| {
+                    err("IndexError", format!("Replacement index {auto} out of range for positional args tuple"))
+                })?;
                 auto += 1;
                 v
             } else if let Ok(n) = head.parse::<usize>() {
-                positional.get(n).cloned().ok_or_else(|| err("IndexError", format!("Replacement index {n} out of range for positional args tuple")))?
+                positional.get(n).cloned().ok_or_else(|| {
+                    err("IndexError", format!("Replacement index {n} out of range for positional args tuple"))
+                })?
             } else {
                 let v = kwargs.map(|k| k.get_item(&Value::from(head)).unwrap_or_default()).unwrap_or_default();
                 if v.is_undefined() {
@@ -957,11 +1012,22 @@ fn str_format(state: &State, fmt: &str, args: &[Value]) -> Result<String, Error>
             while !rest.is_empty() {
                 if let Some(r) = rest.strip_prefix('.') {
                     let end = r.find(['.', '[']).unwrap_or(r.len());
-                    if matches!(value.kind(), ValueKind::Map | ValueKind::Seq | ValueKind::String | ValueKind::Number | ValueKind::None | ValueKind::Bool)
-                        && value.as_object().is_none_or(|o| matches!(o.repr(), minijinja::value::ObjectRepr::Map | minijinja::value::ObjectRepr::Seq))
-                    {
+                    if matches!(
+                        value.kind(),
+                        ValueKind::Map
+                            | ValueKind::Seq
+                            | ValueKind::String
+                            | ValueKind::Number
+                            | ValueKind::None
+                            | ValueKind::Bool
+                    ) && value.as_object().is_none_or(|o| {
+                        matches!(o.repr(), minijinja::value::ObjectRepr::Map | minijinja::value::ObjectRepr::Seq)
+                    }) {
                         // Python's getattr: a dict's keys are not attributes.
-                        return Err(err("AttributeError", format!("'{}' object has no attribute '{}'", kind_name(&value), &r[..end])));
+                        return Err(err(
+                            "AttributeError",
+                            format!("'{}' object has no attribute '{}'", kind_name(&value), &r[..end]),
+                        ));
                     }
                     value = value.get_attr(&r[..end]).unwrap_or_default();
                     rest = &r[end..];
@@ -977,7 +1043,12 @@ fn str_format(state: &State, fmt: &str, args: &[Value]) -> Result<String, Error>
             }
             let text = match conv {
                 Some("r") => Value::from(py_repr(&value)),
-                Some("a") => Value::from(py_repr(&value).chars().map(|c| if c.is_ascii() { c.to_string() } else { format!("\\u{:04x}", c as u32) }).collect::<String>()),
+                Some("a") => Value::from(
+                    py_repr(&value)
+                        .chars()
+                        .map(|c| if c.is_ascii() { c.to_string() } else { format!("\\u{:04x}", c as u32) })
+                        .collect::<String>(),
+                ),
                 Some("s") => Value::from(py_str(&value)),
                 Some(other) => return Err(err("ValueError", format!("Unknown conversion specifier {other}"))),
                 None => value.clone(),
@@ -985,7 +1056,11 @@ fn str_format(state: &State, fmt: &str, args: &[Value]) -> Result<String, Error>
             match spec {
                 None | Some("") => out.push_str(&py_str(&text)),
                 Some(spec) => {
-                    let arg = if text.kind() == ValueKind::String || text.kind() == ValueKind::Number { text } else { Value::from(py_str(&text)) };
+                    let arg = if text.kind() == ValueKind::String || text.kind() == ValueKind::Number {
+                        text
+                    } else {
+                        Value::from(py_str(&text))
+                    };
                     out.push_str(&minijinja::formatting::format(
                         minijinja::formatting::FormatStyle::StrFormat,
                         &format!("{{:{spec}}}"),
@@ -1090,8 +1165,10 @@ fn f_trim(value: Value, args: &[Value], kwargs: Kwargs) -> FResult {
 
 fn f_replace(value: Value, args: &[Value], kwargs: Kwargs) -> FResult {
     let a = bind("replace", args, &kwargs, &["old", "new", "count"])?;
-    let old = a[0].as_ref().map(py_str).ok_or_else(|| err("TypeError", "do_replace() missing required argument 'old'"))?;
-    let new = a[1].as_ref().map(py_str).ok_or_else(|| err("TypeError", "do_replace() missing required argument 'new'"))?;
+    let old =
+        a[0].as_ref().map(py_str).ok_or_else(|| err("TypeError", "do_replace() missing required argument 'old'"))?;
+    let new =
+        a[1].as_ref().map(py_str).ok_or_else(|| err("TypeError", "do_replace() missing required argument 'new'"))?;
     let count = match &a[2] {
         None => -1,
         Some(v) if v.is_none() => -1,
@@ -1136,7 +1213,8 @@ fn f_format(value: Value, args: &[Value], kwargs: Kwargs) -> FResult {
         if !args.is_empty() {
             return Err(err("FilterArgumentError", "can't handle positional and keyword arguments at the same time"));
         }
-        let map = Value::from_pairs(names.iter().map(|n| (Value::from(*n), kwargs.get::<Value>(n).unwrap_or_default())));
+        let map =
+            Value::from_pairs(names.iter().map(|n| (Value::from(*n), kwargs.get::<Value>(n).unwrap_or_default())));
         return pyfmt::percent_format(&py_str(&value), PercentArgs::Mapping(&map)).map(Value::from).map_err(py_err);
     }
     pyfmt::percent_format(&py_str(&value), PercentArgs::Tuple(args.to_vec())).map(Value::from).map_err(py_err)
@@ -1268,7 +1346,10 @@ fn f_wordwrap(value: Value, args: &[Value], kwargs: Kwargs) -> FResult {
     let wrapstring = a[2].as_ref().filter(|v| !v.is_none()).map(py_str).unwrap_or_else(|| "\n".into());
     let hyphens = opt_bool(&a[3], true);
     let s = py_str(&value);
-    let paragraphs: Vec<String> = py_splitlines(&s, false).iter().map(|line| wrap_line(line, width, break_long, hyphens).join(&wrapstring)).collect();
+    let paragraphs: Vec<String> = py_splitlines(&s, false)
+        .iter()
+        .map(|line| wrap_line(line, width, break_long, hyphens).join(&wrapstring))
+        .collect();
     Ok(Value::from(paragraphs.join(&wrapstring)))
 }
 
@@ -1364,7 +1445,8 @@ fn wrap_line(text: &str, width: usize, break_long: bool, hyphens: bool) -> Vec<S
 fn f_filesizeformat(value: Value, args: &[Value], kwargs: Kwargs) -> FResult {
     let a = bind("filesizeformat", args, &kwargs, &["binary"])?;
     let binary = opt_bool(&a[0], false);
-    let bytes = to_float(&value).ok_or_else(|| err("ValueError", format!("could not convert string to float: {}", py_repr(&value))))?;
+    let bytes = to_float(&value)
+        .ok_or_else(|| err("ValueError", format!("could not convert string to float: {}", py_repr(&value))))?;
     let base = if binary { 1024.0 } else { 1000.0 };
     let prefixes = if binary {
         ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"]
@@ -1585,7 +1667,9 @@ fn py_cmp(a: &Value, b: &Value) -> Result<std::cmp::Ordering, Error> {
         return Ok(x.partial_cmp(&y).unwrap_or(Ordering::Equal));
     }
     match (a.kind(), b.kind()) {
-        (ValueKind::String, ValueKind::String) => Ok(a.as_str().unwrap_or_default().cmp(b.as_str().unwrap_or_default())),
+        (ValueKind::String, ValueKind::String) => {
+            Ok(a.as_str().unwrap_or_default().cmp(b.as_str().unwrap_or_default()))
+        }
         (ValueKind::Seq, ValueKind::Seq) => {
             let (x, y): (Vec<Value>, Vec<Value>) = (a.try_iter()?.collect(), b.try_iter()?.collect());
             for (p, q) in x.iter().zip(&y) {
@@ -1596,7 +1680,10 @@ fn py_cmp(a: &Value, b: &Value) -> Result<std::cmp::Ordering, Error> {
             }
             Ok(x.len().cmp(&y.len()))
         }
-        _ => Err(err("TypeError", format!("'<' not supported between instances of '{}' and '{}'", kind_name(b), kind_name(a)))),
+        _ => Err(err(
+            "TypeError",
+            format!("'<' not supported between instances of '{}' and '{}'", kind_name(b), kind_name(a)),
+        )),
     }
 }
 
@@ -1715,7 +1802,10 @@ fn f_length(value: Value) -> FResult {
     }
     match value.kind() {
         ValueKind::String => Ok(Value::from(value.as_str().unwrap_or_default().chars().count())),
-        _ => value.len().map(Value::from).ok_or_else(|| err("TypeError", format!("object of type '{}' has no len()", kind_name(&value)))),
+        _ => value
+            .len()
+            .map(Value::from)
+            .ok_or_else(|| err("TypeError", format!("object of type '{}' has no len()", kind_name(&value)))),
     }
 }
 
@@ -1796,7 +1886,12 @@ fn json_dump(v: &Value, indent: Option<&str>, depth: usize, out: &mut String) ->
                     ValueKind::Bool => if k.is_true() { "true" } else { "false" }.to_string(),
                     ValueKind::None => "null".to_string(),
                     ValueKind::Number => pyfmt::number_str(&k),
-                    _ => return Err(err("TypeError", format!("keys must be str, int, float, bool or None, not {}", kind_name(&k)))),
+                    _ => {
+                        return Err(err(
+                            "TypeError",
+                            format!("keys must be str, int, float, bool or None, not {}", kind_name(&k)),
+                        ))
+                    }
                 };
                 let val = v.get_item(&k).unwrap_or_default();
                 pairs.push((key, k, val));
@@ -1905,7 +2000,8 @@ fn t_upper(v: Value) -> bool {
 }
 
 fn t_callable(v: Value) -> bool {
-    v.as_object().is_some_and(|o| matches!(o.repr(), minijinja::value::ObjectRepr::Plain)) && v.kind() == ValueKind::Plain
+    v.as_object().is_some_and(|o| matches!(o.repr(), minijinja::value::ObjectRepr::Plain))
+        && v.kind() == ValueKind::Plain
 }
 
 // ---------------------------------------------------------------------------
@@ -1927,7 +2023,9 @@ fn op_mod(a: Value, b: Value) -> FResult {
     if let Some(s) = a.as_str() {
         let args = if b.is_tuple() {
             PercentArgs::Tuple(b.try_iter()?.collect())
-        } else if b.kind() == ValueKind::Map && b.as_object().is_some_and(|o| matches!(o.repr(), minijinja::value::ObjectRepr::Map)) {
+        } else if b.kind() == ValueKind::Map
+            && b.as_object().is_some_and(|o| matches!(o.repr(), minijinja::value::ObjectRepr::Map))
+        {
             PercentArgs::Mapping(&b)
         } else {
             PercentArgs::Single(&b)
@@ -1944,7 +2042,15 @@ fn op_mod(a: Value, b: Value) -> FResult {
             format!("unsupported operand type(s) for %: '{}' and '{}'", kind_name(&a), kind_name(&b)),
         ));
     }
-    let int = |v: &Value| if v.kind() == ValueKind::Bool { Some(i128::from(v.is_true())) } else if v.is_integer() { i128::try_from(v.clone()).ok() } else { None };
+    let int = |v: &Value| {
+        if v.kind() == ValueKind::Bool {
+            Some(i128::from(v.is_true()))
+        } else if v.is_integer() {
+            i128::try_from(v.clone()).ok()
+        } else {
+            None
+        }
+    };
     if let (Some(x), Some(y)) = (int(&a), int(&b)) {
         if y == 0 {
             return Err(err("ZeroDivisionError", "integer modulo by zero"));
@@ -1979,8 +2085,14 @@ pub fn escape_special_characters(s: &str) -> String {
     replaced.chars().filter(|&c| !pyfmt::is_category_c(c)).collect()
 }
 
-/// The environment prompt-poet renders with, rebuilt on minijinja.
-pub fn environment() -> Environment<'static> {
+/// The environment prompt-poet renders with, rebuilt on minijinja (built
+/// once; it holds no template).
+pub fn environment() -> &'static Environment<'static> {
+    static ENV: std::sync::OnceLock<Environment<'static>> = std::sync::OnceLock::new();
+    ENV.get_or_init(build_environment)
+}
+
+fn build_environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Lenient);
     env.set_auto_escape_callback(|_| AutoEscape::None);

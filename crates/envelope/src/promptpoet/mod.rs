@@ -15,6 +15,7 @@ mod envelope;
 pub mod jinja;
 pub mod pyfmt;
 mod tables;
+mod truncation;
 pub mod yaml;
 
 use std::fmt;
@@ -24,6 +25,7 @@ use serde_json::json;
 
 use crate::diag::{Diagnostic, Rule};
 pub use envelope::to_envelope;
+pub use truncation::{plan as plan_truncation, priority_ranks, report as truncation_report, TemplateTruncateError};
 pub use yaml::PyValue;
 
 /// prompt-poet's `SPACE_MARKER`.
@@ -230,18 +232,102 @@ fn inexact(line: Option<usize>, message: impl Into<String>) -> Diagnostic {
 }
 
 const JINJA_FILTERS: &[&str] = &[
-    "abs", "attr", "batch", "capitalize", "center", "count", "d", "default", "dictsort", "e", "escape", "filesizeformat",
-    "first", "float", "forceescape", "format", "groupby", "indent", "int", "items", "join", "last", "length", "list",
-    "lower", "map", "max", "min", "pprint", "random", "reject", "rejectattr", "replace", "reverse", "round", "safe",
-    "select", "selectattr", "slice", "sort", "string", "striptags", "sum", "title", "tojson", "trim", "truncate",
-    "unique", "upper", "urlencode", "urlize", "wordcount", "wordwrap", "xmlattr",
+    "abs",
+    "attr",
+    "batch",
+    "capitalize",
+    "center",
+    "count",
+    "d",
+    "default",
+    "dictsort",
+    "e",
+    "escape",
+    "filesizeformat",
+    "first",
+    "float",
+    "forceescape",
+    "format",
+    "groupby",
+    "indent",
+    "int",
+    "items",
+    "join",
+    "last",
+    "length",
+    "list",
+    "lower",
+    "map",
+    "max",
+    "min",
+    "pprint",
+    "random",
+    "reject",
+    "rejectattr",
+    "replace",
+    "reverse",
+    "round",
+    "safe",
+    "select",
+    "selectattr",
+    "slice",
+    "sort",
+    "string",
+    "striptags",
+    "sum",
+    "title",
+    "tojson",
+    "trim",
+    "truncate",
+    "unique",
+    "upper",
+    "urlencode",
+    "urlize",
+    "wordcount",
+    "wordwrap",
+    "xmlattr",
 ];
 
 const JINJA_TESTS: &[&str] = &[
-    "!=", "<", "<=", "==", ">", ">=", "boolean", "callable", "defined", "divisibleby", "eq", "equalto", "escaped",
-    "even", "false", "filter", "float", "ge", "greaterthan", "gt", "in", "integer", "iterable", "le", "lessthan",
-    "lower", "lt", "mapping", "ne", "none", "number", "odd", "sameas", "sequence", "string", "test", "true",
-    "undefined", "upper",
+    "!=",
+    "<",
+    "<=",
+    "==",
+    ">",
+    ">=",
+    "boolean",
+    "callable",
+    "defined",
+    "divisibleby",
+    "eq",
+    "equalto",
+    "escaped",
+    "even",
+    "false",
+    "filter",
+    "float",
+    "ge",
+    "greaterthan",
+    "gt",
+    "in",
+    "integer",
+    "iterable",
+    "le",
+    "lessthan",
+    "lower",
+    "lt",
+    "mapping",
+    "ne",
+    "none",
+    "number",
+    "odd",
+    "sameas",
+    "sequence",
+    "string",
+    "test",
+    "true",
+    "undefined",
+    "upper",
 ];
 
 /// Static warnings about what the template uses.
@@ -295,7 +381,8 @@ pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Rend
     };
     for (name, line) in &usage.filters {
         if !JINJA_FILTERS.contains(&name.as_str()) {
-            let mut err = RenderError::new(Stage::Syntax, "TemplateAssertionError", format!("No filter named '{name}'."));
+            let mut err =
+                RenderError::new(Stage::Syntax, "TemplateAssertionError", format!("No filter named '{name}'."));
             err.line = Some(*line);
             return fail(err, &warnings);
         }
@@ -316,15 +403,23 @@ pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Rend
     for key in ["token_limit", "escape_special_characters"] {
         if obj.contains_key(key) {
             return fail(
-                RenderError::new(Stage::Parts, "ValueError", format!("`{key}` is a reserved key in the template data.")),
+                RenderError::new(
+                    Stage::Parts,
+                    "ValueError",
+                    format!("`{key}` is a reserved key in the template data."),
+                ),
                 &warnings,
             );
         }
     }
     let mut big_ints = false;
-    let mut ctx: Vec<(Value, Value)> = obj.iter().map(|(k, v)| (Value::from(k.as_str()), to_value(v, &mut big_ints))).collect();
+    let mut ctx: Vec<(Value, Value)> =
+        obj.iter().map(|(k, v)| (Value::from(k.as_str()), to_value(v, &mut big_ints))).collect();
     if big_ints {
-        warnings.push(inexact(None, "the data holds integers beyond 128 bits; pep reads them as floats (Python keeps them exact)"));
+        warnings.push(inexact(
+            None,
+            "the data holds integers beyond 128 bits; pep reads them as floats (Python keeps them exact)",
+        ));
     }
     ctx.push((Value::from("token_limit"), Value::from(-1)));
     ctx.push((
@@ -346,7 +441,7 @@ pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Rend
 
     // 3. render_template (template.py line 110).
     let env = jinja::environment();
-    let text = match jinja::render(&env, &prepared, Value::from_pairs(ctx)) {
+    let text = match jinja::render(env, &prepared, Value::from_pairs(ctx)) {
         Ok(t) => t,
         Err(e) => {
             let stage = if e.syntax { Stage::Syntax } else { Stage::Render };
@@ -378,7 +473,8 @@ pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Rend
     }
 
     // 5. The parts (prompt.py lines 647–672).
-    let data_keys: Vec<&str> = obj.keys().map(String::as_str).chain(["token_limit", "escape_special_characters"]).collect();
+    let data_keys: Vec<&str> =
+        obj.keys().map(String::as_str).chain(["token_limit", "escape_special_characters"]).collect();
     let items: Vec<PyValue> = match loaded {
         PyValue::List(items) | PyValue::Set(items) => items,
         PyValue::Str(s) => s.chars().map(|c| PyValue::Str(c.to_string())).collect(),
@@ -390,7 +486,10 @@ pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Rend
                 PyValue::DateTime(_) => "datetime.datetime".to_string(),
                 o => o.type_name().to_string(),
             };
-            return fail(RenderError::new(Stage::Parts, "TypeError", format!("object of type '{name}' has no len()")), &warnings);
+            return fail(
+                RenderError::new(Stage::Parts, "TypeError", format!("object of type '{name}' has no len()")),
+                &warnings,
+            );
         }
     };
     let mut parts = Vec::with_capacity(items.len());
@@ -412,7 +511,11 @@ pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Rend
             }
             (_, Some(bad)) => {
                 return fail(
-                    RenderError::new(Stage::Parts, "TypeError", format!("can only concatenate str (not \"{}\") to str", bad.type_name())),
+                    RenderError::new(
+                        Stage::Parts,
+                        "TypeError",
+                        format!("can only concatenate str (not \"{}\") to str", bad.type_name()),
+                    ),
                     &warnings,
                 )
             }
@@ -435,7 +538,11 @@ fn py_in(container: &PyValue, key: &str) -> Result<bool, RenderError> {
                 PyValue::DateTime(_) => "datetime.datetime",
                 o => o.type_name(),
             };
-            return Err(RenderError::new(Stage::Parts, "TypeError", format!("argument of type '{name}' is not iterable")));
+            return Err(RenderError::new(
+                Stage::Parts,
+                "TypeError",
+                format!("argument of type '{name}' is not iterable"),
+            ));
         }
     })
 }
@@ -459,7 +566,8 @@ fn truthy(v: &PyValue) -> bool {
     }
 }
 
-const PART_FIELDS: [&str; 7] = ["name", "content", "role", "expected_template_data_keys", "tokens", "truncation_priority", "sections"];
+const PART_FIELDS: [&str; 7] =
+    ["name", "content", "role", "expected_template_data_keys", "tokens", "truncation_priority", "sections"];
 
 /// `PromptPart(**kwargs)`: Python's argument binding of the dataclass.
 fn bind_part(kwargs: Vec<(PyValue, PyValue)>) -> Result<[Option<PyValue>; 7], RenderError> {
@@ -473,7 +581,11 @@ fn bind_part(kwargs: Vec<(PyValue, PyValue)>) -> Result<[Option<PyValue>; 7], Re
     }
     for (k, v) in named {
         if k == "self" {
-            return Err(RenderError::new(Stage::Parts, "TypeError", "PromptPart.__init__() got multiple values for argument 'self'"));
+            return Err(RenderError::new(
+                Stage::Parts,
+                "TypeError",
+                "PromptPart.__init__() got multiple values for argument 'self'",
+            ));
         }
         match PART_FIELDS.iter().position(|f| *f == k) {
             Some(i) => slots[i] = Some(v),
@@ -486,7 +598,8 @@ fn bind_part(kwargs: Vec<(PyValue, PyValue)>) -> Result<[Option<PyValue>; 7], Re
             }
         }
     }
-    let missing: Vec<&str> = ["name", "content"].into_iter().enumerate().filter(|(i, _)| slots[*i].is_none()).map(|(_, n)| n).collect();
+    let missing: Vec<&str> =
+        ["name", "content"].into_iter().enumerate().filter(|(i, _)| slots[*i].is_none()).map(|(_, n)| n).collect();
     match missing.as_slice() {
         [] => Ok(slots),
         [one] => Err(RenderError::new(
@@ -557,7 +670,11 @@ fn build_part(item: PyValue, data_keys: &[&str]) -> Result<(Part, Option<PyValue
             };
             for field in ["name", "content"] {
                 if dict_get(sp, field).is_none() {
-                    return Err(RenderError::new(Stage::Parts, "ValueError", format!("Section {idx} missing '{field}' field.")));
+                    return Err(RenderError::new(
+                        Stage::Parts,
+                        "ValueError",
+                        format!("Section {idx} missing '{field}' field."),
+                    ));
                 }
             }
         }
@@ -580,8 +697,10 @@ fn build_part(item: PyValue, data_keys: &[&str]) -> Result<(Part, Option<PyValue
             }
         }
         let content = pyfmt::py_strip(&joined).to_string();
-        let kwargs: Vec<(PyValue, PyValue)> =
-            pairs.into_iter().filter(|(k, _)| !matches!(k, PyValue::Str(s) if s == "sections" || s == "content")).collect();
+        let kwargs: Vec<(PyValue, PyValue)> = pairs
+            .into_iter()
+            .filter(|(k, _)| !matches!(k, PyValue::Str(s) if s == "sections" || s == "content"))
+            .collect();
         let mut slots = {
             let mut with_content = kwargs;
             with_content.push((PyValue::Str("content".into()), PyValue::Str(content.clone())));
@@ -594,7 +713,10 @@ fn build_part(item: PyValue, data_keys: &[&str]) -> Result<(Part, Option<PyValue
             return Err(RenderError::new(
                 Stage::Parts,
                 "TypeError",
-                format!("prompt_poet.prompt.PromptPart() argument after ** must be a mapping, not {}", item.type_name()),
+                format!(
+                    "prompt_poet.prompt.PromptPart() argument after ** must be a mapping, not {}",
+                    item.type_name()
+                ),
             ));
         };
         let slots = bind_part(pairs)?;
@@ -604,7 +726,11 @@ fn build_part(item: PyValue, data_keys: &[&str]) -> Result<(Part, Option<PyValue
 
     // tokens (prompt.py lines 655–658)
     if slots[4].as_ref().is_some_and(|t| *t != PyValue::None) {
-        return Err(RenderError::new(Stage::Parts, "ValueError", "Token encoding is not allowed to be set in the template."));
+        return Err(RenderError::new(
+            Stage::Parts,
+            "ValueError",
+            "Token encoding is not allowed to be set in the template.",
+        ));
     }
     // expected_template_data_keys (lines 674–679)
     if let Some(keys) = slots[3].as_ref().filter(|k| truthy(k)) {
@@ -613,13 +739,21 @@ fn build_part(item: PyValue, data_keys: &[&str]) -> Result<(Part, Option<PyValue
             PyValue::Dict(p) => p.iter().map(|(k, _)| k.clone()).collect(),
             PyValue::Str(s) => s.chars().map(|c| PyValue::Str(c.to_string())).collect(),
             other => {
-                return Err(RenderError::new(Stage::Parts, "TypeError", format!("'{}' object is not iterable", other.type_name())));
+                return Err(RenderError::new(
+                    Stage::Parts,
+                    "TypeError",
+                    format!("'{}' object is not iterable", other.type_name()),
+                ));
             }
         };
         let mut missing = Vec::new();
         for k in listed {
             if !k.py_str().is_empty() && matches!(k, PyValue::List(_) | PyValue::Dict(_) | PyValue::Set(_)) {
-                return Err(RenderError::new(Stage::Parts, "TypeError", format!("unhashable type: '{}'", k.type_name())));
+                return Err(RenderError::new(
+                    Stage::Parts,
+                    "TypeError",
+                    format!("unhashable type: '{}'", k.type_name()),
+                ));
             }
             let present = matches!(&k, PyValue::Str(s) if data_keys.contains(&s.as_str()));
             if !present {
@@ -631,7 +765,10 @@ fn build_part(item: PyValue, data_keys: &[&str]) -> Result<(Part, Option<PyValue
             return Err(RenderError::new(
                 Stage::Parts,
                 "ValueError",
-                format!("Missing replacement values for keys: missing_keys={} part={repr}", PyValue::List(missing).py_repr()),
+                format!(
+                    "Missing replacement values for keys: missing_keys={} part={repr}",
+                    PyValue::List(missing).py_repr()
+                ),
             ));
         }
     }
@@ -690,7 +827,10 @@ mod tests {
 
     #[test]
     fn python_printing_and_operators() {
-        let r = ok("- name: a\n  content: \"{{ x }} {{ [1.0, none] }} {{ '%05.1f' % 2.25 }} {{ 'a' ~ true }}\"\n", json!({}));
+        let r = ok(
+            "- name: a\n  content: \"{{ x }} {{ [1.0, none] }} {{ '%05.1f' % 2.25 }} {{ 'a' ~ true }}\"\n",
+            json!({}),
+        );
         assert_eq!(r.string, "[1.0, None] 002.2 aTrue");
     }
 

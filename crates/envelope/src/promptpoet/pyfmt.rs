@@ -369,7 +369,10 @@ pub fn percent_format(fmt: &str, args: PercentArgs<'_>) -> Result<String, PyErro
     let chars: Vec<char> = fmt.chars().collect();
     let mut i = 0;
     let take = |next: &mut usize| -> Result<Value, PyError> {
-        let v = list.get(*next).cloned().ok_or_else(|| PyError::new("TypeError", "not enough arguments for format string"))?;
+        let v = list
+            .get(*next)
+            .cloned()
+            .ok_or_else(|| PyError::new("TypeError", "not enough arguments for format string"))?;
         *next += 1;
         Ok(v)
     };
@@ -628,7 +631,9 @@ fn int_arg(arg: &Value, conv: char) -> Result<i128, PyError> {
             }
             Ok(f.trunc() as i128)
         }
-        ValueKind::Number => Err(PyError::new("TypeError", format!("%{conv} format: an integer is required, not float"))),
+        ValueKind::Number => {
+            Err(PyError::new("TypeError", format!("%{conv} format: an integer is required, not float")))
+        }
         _ => Err(PyError::new(
             "TypeError",
             if matches!(conv, 'd' | 'i' | 'u') {
@@ -643,7 +648,9 @@ fn int_arg(arg: &Value, conv: char) -> Result<i128, PyError> {
 fn float_arg(arg: &Value, _conv: char) -> Result<f64, PyError> {
     match arg.kind() {
         ValueKind::Bool => Ok(f64::from(u8::from(arg.is_true()))),
-        ValueKind::Number => f64::try_from(arg.clone()).map_err(|_| PyError::new("OverflowError", "int too large to convert to float")),
+        ValueKind::Number => {
+            f64::try_from(arg.clone()).map_err(|_| PyError::new("OverflowError", "int too large to convert to float"))
+        }
         _ => Err(PyError::new("TypeError", format!("must be real number, not {}", type_name(arg)))),
     }
 }
@@ -770,7 +777,10 @@ mod tests {
     fn percent() {
         let f = |fmt: &str, args: Vec<Value>| percent_format(fmt, PercentArgs::Tuple(args)).unwrap();
         assert_eq!(f("%05.2f|%-6s|%+d", vec![3.14159.into(), "ab".into(), 5.into()]), "03.14|ab    |+5");
-        assert_eq!(f("%e|%g|%g|%g", vec![12345.678.into(), 0.00001234.into(), 100000.0.into(), 1e6.into()]), "1.234568e+04|1.234e-05|100000|1e+06");
+        assert_eq!(
+            f("%e|%g|%g|%g", vec![12345.678.into(), 0.00001234.into(), 100000.0.into(), 1e6.into()]),
+            "1.234568e+04|1.234e-05|100000|1e+06"
+        );
         assert_eq!(f("%x|%#x|%o|%c|%%", vec![255.into(), 255.into(), 8.into(), 65.into()]), "ff|0xff|10|A|%");
         assert!(percent_format("%s %s", PercentArgs::Tuple(vec![1.into()])).is_err());
         assert!(percent_format("%s", PercentArgs::Tuple(vec![1.into(), 2.into()])).is_err());

@@ -270,8 +270,6 @@ enum MergeId {
 }
 
 impl Node {
-
-
     fn deep_clone(&self, budget: &mut usize) -> Result<Node, YamlError> {
         *budget = budget.checked_sub(1).ok_or_else(too_large)?;
         Ok(match self {
@@ -285,10 +283,11 @@ impl Node {
                 id: *id,
             },
             Node::Map { pairs, tag, line, id } => Node::Map {
-                pairs: pairs
-                    .iter()
-                    .map(|(k, v)| Ok((k.deep_clone(budget)?, v.deep_clone(budget)?)))
-                    .collect::<Result<_, YamlError>>()?,
+                pairs: pairs.iter().map(|(k, v)| Ok((k.deep_clone(budget)?, v.deep_clone(budget)?))).collect::<Result<
+                    _,
+                    YamlError,
+                >>(
+                )?,
                 tag: tag.clone(),
                 line: *line,
                 id: *id,
@@ -464,7 +463,9 @@ fn compose(text: &str) -> Result<Option<Node>, YamlError> {
             if e.info() == "while scanning a plain scalar, found a tab" {
                 // yaml-rust2 marks the scalar's start; libyaml (and so PyYAML)
                 // the line of the offending tab.
-                if let Some(l) = text.split('\n').enumerate().skip(line).find(|(_, l)| l.trim_start_matches(' ').starts_with('\t')) {
+                if let Some(l) =
+                    text.split('\n').enumerate().skip(line).find(|(_, l)| l.trim_start_matches(' ').starts_with('\t'))
+                {
                     line = l.0 + 1;
                 }
             }
@@ -488,9 +489,9 @@ fn compose(text: &str) -> Result<Option<Node>, YamlError> {
             }
             Event::Nothing | Event::StreamStart | Event::DocumentEnd => None,
             Event::Alias(id) => {
-                let node = anchors.get(&id).ok_or_else(|| {
-                    YamlError::new("ComposerError", "found undefined alias", Some(line))
-                })?;
+                let node = anchors
+                    .get(&id)
+                    .ok_or_else(|| YamlError::new("ComposerError", "found undefined alias", Some(line)))?;
                 Some((node.deep_clone(&mut budget)?, 0))
             }
             Event::Scalar(value, style, anchor, tag) => {
@@ -501,7 +502,11 @@ fn compose(text: &str) -> Result<Option<Node>, YamlError> {
             Event::SequenceStart(anchor, tag) => {
                 budget = budget.checked_sub(1).ok_or_else(too_large)?;
                 if stack.len() >= MAX_DEPTH {
-                    return Err(YamlError::new("ValueError", format!("YAML nested deeper than {MAX_DEPTH} levels"), Some(line)));
+                    return Err(YamlError::new(
+                        "ValueError",
+                        format!("YAML nested deeper than {MAX_DEPTH} levels"),
+                        Some(line),
+                    ));
                 }
                 stack.push(Open::Seq(Vec::new(), tag.map(|t| format!("{}{}", t.handle, t.suffix)), line, anchor));
                 None
@@ -509,17 +514,25 @@ fn compose(text: &str) -> Result<Option<Node>, YamlError> {
             Event::MappingStart(anchor, tag) => {
                 budget = budget.checked_sub(1).ok_or_else(too_large)?;
                 if stack.len() >= MAX_DEPTH {
-                    return Err(YamlError::new("ValueError", format!("YAML nested deeper than {MAX_DEPTH} levels"), Some(line)));
+                    return Err(YamlError::new(
+                        "ValueError",
+                        format!("YAML nested deeper than {MAX_DEPTH} levels"),
+                        Some(line),
+                    ));
                 }
                 stack.push(Open::Map(Vec::new(), None, tag.map(|t| format!("{}{}", t.handle, t.suffix)), line, anchor));
                 None
             }
             Event::SequenceEnd => match stack.pop() {
-                Some(Open::Seq(items, tag, line, anchor)) => Some((Node::Seq { items, tag, line, id: fresh() }, anchor)),
+                Some(Open::Seq(items, tag, line, anchor)) => {
+                    Some((Node::Seq { items, tag, line, id: fresh() }, anchor))
+                }
                 _ => return Err(YamlError::new("ScannerError", "unbalanced sequence end", Some(line))),
             },
             Event::MappingEnd => match stack.pop() {
-                Some(Open::Map(pairs, None, tag, line, anchor)) => Some((Node::Map { pairs, tag, line, id: fresh() }, anchor)),
+                Some(Open::Map(pairs, None, tag, line, anchor)) => {
+                    Some((Node::Map { pairs, tag, line, id: fresh() }, anchor))
+                }
                 _ => return Err(YamlError::new("ScannerError", "unbalanced mapping end", Some(line))),
             },
         };
@@ -647,15 +660,24 @@ impl Construct<'_> {
                 other => return Err(YamlError::new("KeyError", format!("'{other}'"), line)),
             },
             "int" => construct_int(&value).ok_or_else(|| {
-                YamlError::new("ValueError", format!("invalid literal for int() with base 10: {}", super::pyfmt::str_repr(&value)), line)
+                YamlError::new(
+                    "ValueError",
+                    format!("invalid literal for int() with base 10: {}", super::pyfmt::str_repr(&value)),
+                    line,
+                )
             })?,
             "float" => PyValue::Float(construct_float(&value).ok_or_else(|| {
-                YamlError::new("ValueError", format!("could not convert string to float: {}", super::pyfmt::str_repr(&value)), line)
+                YamlError::new(
+                    "ValueError",
+                    format!("could not convert string to float: {}", super::pyfmt::str_repr(&value)),
+                    line,
+                )
             })?),
             "timestamp" => construct_timestamp(&value).map_err(|m| YamlError::new("ValueError", m, line))?,
-            "binary" => PyValue::Bytes(decode_base64(&value).ok_or_else(|| {
-                YamlError::new("ConstructorError", "failed to convert base64 data", line)
-            })?),
+            "binary" => PyValue::Bytes(
+                decode_base64(&value)
+                    .ok_or_else(|| YamlError::new("ConstructorError", "failed to convert base64 data", line))?,
+            ),
             "merge" => {
                 // A `<<` anywhere but as a mapping key (PyYAML has no constructor for it).
                 return Err(unknown_tag(tag, line));
@@ -749,23 +771,24 @@ fn flatten_merge(pairs: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, YamlErro
                         other => {
                             return Err(YamlError::new(
                                 "ConstructorError",
-                                format!("while constructing a mapping: expected a mapping for merging, but found {}", node_kind(&other)),
+                                format!(
+                                    "while constructing a mapping: expected a mapping for merging, but found {}",
+                                    node_kind(&other)
+                                ),
                                 Some(other.line()),
                             ))
                         }
                     }
                 }
             }
-            other => {
-                return Err(YamlError::new(
-                    "ConstructorError",
-                    format!(
-                        "while constructing a mapping: expected a mapping or list of mappings for merging, but found {}",
-                        node_kind(&other)
-                    ),
-                    line,
-                ))
-            }
+            other => return Err(YamlError::new(
+                "ConstructorError",
+                format!(
+                    "while constructing a mapping: expected a mapping or list of mappings for merging, but found {}",
+                    node_kind(&other)
+                ),
+                line,
+            )),
         }
     }
     merged.extend(own);
@@ -800,7 +823,24 @@ pub fn resolve_plain(v: &str) -> &'static str {
 fn is_bool(v: &str) -> bool {
     matches!(
         v,
-        "yes" | "Yes" | "YES" | "no" | "No" | "NO" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE" | "on" | "On" | "ON" | "off" | "Off" | "OFF"
+        "yes"
+            | "Yes"
+            | "YES"
+            | "no"
+            | "No"
+            | "NO"
+            | "true"
+            | "True"
+            | "TRUE"
+            | "false"
+            | "False"
+            | "FALSE"
+            | "on"
+            | "On"
+            | "ON"
+            | "off"
+            | "Off"
+            | "OFF"
     )
 }
 
@@ -915,7 +955,8 @@ fn parse_timestamp(v: &str, strict: bool) -> Option<Stamp<'_>> {
         return None;
     }
     let b = v.as_bytes();
-    let digits = |s: &str, min: usize, max: usize| (min..=max).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_digit());
+    let digits =
+        |s: &str, min: usize, max: usize| (min..=max).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_digit());
     if b.len() < 8 || !digits(&v[..4], 4, 4) || b[4] != b'-' {
         return None;
     }
@@ -1055,7 +1096,9 @@ fn construct_timestamp(v: &str) -> Result<PyValue, String> {
             };
             let minutes = th * 60 + tm;
             if minutes >= 24 * 60 {
-                return Err("offset must be a timedelta strictly between -timedelta(hours=24) and timedelta(hours=24).".into());
+                return Err(
+                    "offset must be a timedelta strictly between -timedelta(hours=24) and timedelta(hours=24).".into(),
+                );
             }
             let sign = if negative && minutes != 0 { '-' } else { '+' };
             out.push_str(&format!("{sign}{:02}:{:02}", minutes / 60, minutes % 60));
@@ -1269,7 +1312,10 @@ mod tests {
             ("2024-06-24", PyValue::Date("2024-06-24".into())),
             ("2024-6-4", PyValue::Str("2024-6-4".into())),
             ("2001-12-14t21:59:43.10-05:00", PyValue::DateTime("2001-12-14 21:59:43.100000-05:00".into())),
-            ("123456789012345678901234567890123456789012", PyValue::BigInt("123456789012345678901234567890123456789012".into())),
+            (
+                "123456789012345678901234567890123456789012",
+                PyValue::BigInt("123456789012345678901234567890123456789012".into()),
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(load_str(text).unwrap(), want, "{text}");
@@ -1319,7 +1365,10 @@ mod tests {
     fn alias_bombs_are_refused() {
         let mut doc = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
         for i in 1..12 {
-            doc.push_str(&format!("a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n", p = i - 1));
+            doc.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n",
+                p = i - 1
+            ));
         }
         assert!(load_str(&doc).unwrap_err().message.contains("expands"));
     }
