@@ -6,7 +6,8 @@
 //! - errors from prompt-poet's own checks and Python's rules for building
 //!   parts (no template line): the same exception class and message;
 //! - Jinja2 errors and errors raised inside template expressions: a
-//!   compile-or-render error at the same template line;
+//!   compile-or-render error of the same class at the same template line
+//!   (the wording of syntax errors is minijinja's);
 //! - YAML errors: a YAML error (of a class PyYAML raises) at the same
 //!   rendered line where PyYAML names one.
 #![cfg(feature = "templates")]
@@ -59,6 +60,9 @@ fn check_error(name: &str, want: &Value, got: &RenderError) -> Result<(), String
             }
             if got.line != line {
                 return Err(format!("{name}: template error at line {:?}, want {line:?} ({got})", got.line));
+            }
+            if got.class != class {
+                return Err(format!("{name}: want {class}: {message}\n   got {}: {}", got.class, got.message));
             }
             Ok(())
         }
@@ -176,5 +180,19 @@ fn truncation_matches_prompt_poet() {
             }
             (w, g) => panic!("{name} {run}: want {w:?}, got {g:?}"),
         }
+    }
+}
+
+/// The app's one-click example is a fixture: its files are the ones checked
+/// against prompt-poet.
+#[test]
+fn the_demo_template_is_a_fixture() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../demos/templates");
+    for (a, b) in [("chat.yaml.j2", "demo_chat.yaml.j2"), ("chat.data.json", "demo_chat.json")] {
+        assert_eq!(
+            std::fs::read(demo.join(a)).unwrap(),
+            std::fs::read(dir().join("cases").join(b)).unwrap(),
+            "demos/templates/{a} differs from the fixture {b}"
+        );
     }
 }

@@ -352,9 +352,14 @@ pub fn error_of(e: &Error, syntax: bool) -> TemplateError {
             format!("No filter named {detail}.").replace("No filter named filter ", "No filter named "),
         ),
         ErrorKind::UnknownTest => ("TemplateAssertionError", format!("No test named {detail}.")),
-        ErrorKind::UndefinedError => {
-            ("UndefinedError", if detail.is_empty() { "undefined value".into() } else { detail })
-        }
+        ErrorKind::UndefinedError => (
+            "UndefinedError",
+            if detail.is_empty() {
+                "undefined value".into()
+            } else {
+                detail.trim_start_matches("UndefinedError: ").to_string()
+            },
+        ),
         ErrorKind::TemplateNotFound => ("TemplateNotFound", detail),
         ErrorKind::UnknownMethod => {
             ("UndefinedError", if detail.is_empty() { "unknown method".into() } else { detail })
@@ -366,12 +371,65 @@ pub fn error_of(e: &Error, syntax: bool) -> TemplateError {
             _ => ("TypeError", if detail.is_empty() { e.kind().to_string() } else { detail }),
         },
     };
+    let message = jinja2_undefined_wording(&message);
+    if let Some(tag) = message.strip_prefix("unknown statement ") {
+        return TemplateError {
+            class: class.into(),
+            message: format!("Encountered unknown tag '{tag}'."),
+            line: e.line(),
+            syntax,
+        };
+    }
+    if let Some(expr) = message.strip_prefix("unable to calculate ") {
+        if [" / 0", " // 0", " % 0", " / 0.0", " // 0.0", " % 0.0"].iter().any(|z| expr.ends_with(z)) {
+            return TemplateError {
+                class: "ZeroDivisionError".into(),
+                message: "division by zero".into(),
+                line: e.line(),
+                syntax,
+            };
+        }
+    }
+    // An operation on an undefined value: Jinja2 raises UndefinedError naming it.
+    if let Some(i) = message.rfind("('") {
+        if let Some(inner) = message[i + 1..].strip_suffix(')') {
+            if inner.ends_with("' is undefined") {
+                return TemplateError {
+                    class: "UndefinedError".into(),
+                    message: inner.to_string(),
+                    line: e.line(),
+                    syntax,
+                };
+            }
+        }
+    }
     TemplateError {
         class: class.to_string(),
         message,
         line: e.line(),
         syntax: syntax || e.kind() == ErrorKind::SyntaxError,
     }
+}
+
+/// Jinja2's wording `'user' is undefined` for minijinja's "`user` is undefined".
+fn jinja2_undefined_wording(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(start) = rest.find('`') {
+        let Some(len) = rest[start + 1..].find('`') else { break };
+        let end = start + 1 + len;
+        if rest[end + 1..].starts_with(" is undefined") {
+            out.push_str(&rest[..start]);
+            out.push('\'');
+            out.push_str(&rest[start + 1..end]);
+            out.push('\'');
+        } else {
+            out.push_str(&rest[..=end]);
+        }
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn leak_class(class: &str) -> &'static str {

@@ -781,14 +781,16 @@ fn flatten_merge(pairs: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, YamlErro
                     }
                 }
             }
-            other => return Err(YamlError::new(
-                "ConstructorError",
-                format!(
+            other => {
+                return Err(YamlError::new(
+                    "ConstructorError",
+                    format!(
                     "while constructing a mapping: expected a mapping or list of mappings for merging, but found {}",
                     node_kind(&other)
                 ),
-                line,
-            )),
+                    line,
+                ))
+            }
         }
     }
     merged.extend(own);
