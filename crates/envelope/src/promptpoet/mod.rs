@@ -152,8 +152,8 @@ pub struct RenderError {
 }
 
 impl RenderError {
-    fn new(stage: Stage, class: impl Into<String>, message: impl Into<String>) -> Self {
-        RenderError {
+    fn new(stage: Stage, class: impl Into<String>, message: impl Into<String>) -> Box<Self> {
+        Box::new(RenderError {
             stage,
             class: class.into(),
             message: message.into(),
@@ -161,7 +161,7 @@ impl RenderError {
             rendered_line: None,
             rendered_text: None,
             warnings: Vec::new(),
-        }
+        })
     }
 
     /// The error as a diagnostic (path `line N` or `rendered line N`).
@@ -359,10 +359,11 @@ fn usage_warnings(usage: &jinja::Usage) -> Vec<Diagnostic> {
     out
 }
 
-/// Renders `template` with `data` as prompt-poet 0.0.52 does.
-pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, RenderError> {
+/// Renders `template` with `data` as prompt-poet 0.0.52 does (the error is
+/// boxed: it carries the warnings found before it).
+pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Box<RenderError>> {
     let mut warnings = Vec::new();
-    let fail = |mut e: RenderError, warnings: &Vec<Diagnostic>| {
+    let fail = |mut e: Box<RenderError>, warnings: &Vec<Diagnostic>| {
         e.warnings = warnings.clone();
         Err(e)
     };
@@ -524,7 +525,7 @@ pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Rend
     Ok(Rendered { parts: contents, string, yaml: text, warnings })
 }
 
-fn py_in(container: &PyValue, key: &str) -> Result<bool, RenderError> {
+fn py_in(container: &PyValue, key: &str) -> Result<bool, Box<RenderError>> {
     Ok(match container {
         PyValue::Dict(pairs) => pairs.iter().any(|(k, _)| matches!(k, PyValue::Str(s) if s == key)),
         PyValue::List(items) | PyValue::Set(items) => items.iter().any(|v| matches!(v, PyValue::Str(s) if s == key)),
@@ -570,7 +571,7 @@ const PART_FIELDS: [&str; 7] =
     ["name", "content", "role", "expected_template_data_keys", "tokens", "truncation_priority", "sections"];
 
 /// `PromptPart(**kwargs)`: Python's argument binding of the dataclass.
-fn bind_part(kwargs: Vec<(PyValue, PyValue)>) -> Result<[Option<PyValue>; 7], RenderError> {
+fn bind_part(kwargs: Vec<(PyValue, PyValue)>) -> Result<[Option<PyValue>; 7], Box<RenderError>> {
     let mut slots: [Option<PyValue>; 7] = Default::default();
     let mut named: Vec<(String, PyValue)> = Vec::with_capacity(kwargs.len());
     for (k, v) in kwargs {
@@ -628,7 +629,7 @@ fn cleanup(s: &str) -> String {
 
 /// Builds one part; the second value is the content when it is not a string
 /// (prompt-poet keeps the part and fails later, on `string`).
-fn build_part(item: PyValue, data_keys: &[&str]) -> Result<(Part, Option<PyValue>), RenderError> {
+fn build_part(item: PyValue, data_keys: &[&str]) -> Result<(Part, Option<PyValue>), Box<RenderError>> {
     let has_sections = py_in(&item, "sections")?;
     let (slots, content, sectioned) = if has_sections {
         let PyValue::Dict(pairs) = item else {

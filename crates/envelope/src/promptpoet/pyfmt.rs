@@ -24,16 +24,25 @@ fn in_ranges(table: &[(u32, u32)], c: char) -> bool {
 
 /// `ch.isspace()` in Python 3.11 (adds U+001C–U+001F to Rust's white space).
 pub fn is_py_space(c: char) -> bool {
+    if c.is_ascii() {
+        return matches!(c, '\t'..='\r' | '\x1c'..='\x20');
+    }
     in_ranges(WHITESPACE, c)
 }
 
 /// `unicodedata.category(ch)[0] == "C"` in Python 3.11 (Unicode 14).
 pub fn is_category_c(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
     in_ranges(CATEGORY_C, c)
 }
 
 /// `ch.isprintable()` in Python 3.11.
 pub fn is_printable(c: char) -> bool {
+    if c.is_ascii() {
+        return !c.is_ascii_control();
+    }
     !in_ranges(NOT_PRINTABLE, c)
 }
 
@@ -731,6 +740,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ascii_fast_paths_agree_with_the_tables() {
+        for c in (0u8..128).map(char::from) {
+            assert_eq!(is_py_space(c), in_ranges(WHITESPACE, c), "{c:?}");
+            assert_eq!(is_category_c(c), in_ranges(CATEGORY_C, c), "{c:?}");
+            assert_eq!(is_printable(c), !in_ranges(NOT_PRINTABLE, c), "{c:?}");
+        }
+    }
+
+    #[test]
     fn floats_print_like_python() {
         let cases = [
             (1e20, "1e+20"),
@@ -776,7 +794,7 @@ mod tests {
     #[test]
     fn percent() {
         let f = |fmt: &str, args: Vec<Value>| percent_format(fmt, PercentArgs::Tuple(args)).unwrap();
-        assert_eq!(f("%05.2f|%-6s|%+d", vec![3.14159.into(), "ab".into(), 5.into()]), "03.14|ab    |+5");
+        assert_eq!(f("%05.2f|%-6s|%+d", vec![2.345.into(), "ab".into(), 5.into()]), "02.35|ab    |+5");
         assert_eq!(
             f("%e|%g|%g|%g", vec![12345.678.into(), 0.00001234.into(), 100000.0.into(), 1e6.into()]),
             "1.234568e+04|1.234e-05|100000|1e+06"

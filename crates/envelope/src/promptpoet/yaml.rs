@@ -572,15 +572,18 @@ impl Construct<'_> {
         let line = Some(node.line());
         match node {
             Node::Scalar { value, style, tag, line: l, .. } => {
-                let value = restore_separators(&value);
-                let tag = match tag.as_deref() {
+                let value = restore_separators(value);
+                let tag: &str = match tag.as_deref() {
                     // `!` (non-specific): a string.
-                    Some("!") => format!("{TAG}str"),
-                    Some(t) => t.to_string(),
-                    None if style == TScalarStyle::Plain => resolve_plain(&value).to_string(),
-                    None => format!("{TAG}str"),
+                    Some("!") => "tag:yaml.org,2002:str",
+                    Some(t) => t,
+                    None if style == TScalarStyle::Plain => resolve_plain(&value),
+                    None => "tag:yaml.org,2002:str",
                 };
-                self.construct_scalar(&tag, value, Some(l))
+                if tag == "tag:yaml.org,2002:str" {
+                    return Ok(PyValue::Str(value));
+                }
+                self.construct_scalar(tag, value, Some(l))
             }
             Node::Seq { items, tag, .. } => {
                 match tag.as_deref() {
@@ -706,9 +709,9 @@ fn unknown_tag(tag: &str, line: Option<usize>) -> YamlError {
     YamlError::new("ConstructorError", format!("could not determine a constructor for the tag '{tag}'"), line)
 }
 
-fn restore_separators(s: &str) -> String {
+fn restore_separators(s: String) -> String {
     if !s.contains([LS_MARK, PS_MARK]) {
-        return s.to_string();
+        return s;
     }
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
@@ -731,7 +734,7 @@ fn restore_separators(s: &str) -> String {
 fn is_merge_key(node: &Node) -> bool {
     match node {
         Node::Scalar { value, style, tag, .. } => match tag.as_deref() {
-            Some(t) => t == format!("{TAG}merge"),
+            Some(t) => t == "tag:yaml.org,2002:merge",
             None => *style == TScalarStyle::Plain && value == "<<",
         },
         _ => false,
@@ -943,11 +946,14 @@ fn is_timestamp(v: &str) -> bool {
     parse_timestamp(v, true).is_some()
 }
 
+/// Hour, minute, second, fraction and zone as written.
+type Clock<'a> = (&'a str, &'a str, &'a str, Option<&'a str>, Option<&'a str>);
+
 struct Stamp<'a> {
     year: &'a str,
     month: &'a str,
     day: &'a str,
-    time: Option<(&'a str, &'a str, &'a str, Option<&'a str>, Option<&'a str>)>,
+    time: Option<Clock<'a>>,
 }
 
 /// The timestamp regular expressions: `strict` is the resolver's (a date alone
