@@ -82,3 +82,31 @@ fn unique_id(part: &Part, index: usize, used: &mut HashSet<String>) -> String {
     }
     id
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::promptpoet::render;
+
+    #[test]
+    fn ids_roles_and_priorities() {
+        let r = render(
+            "- {name: a, content: one, role: system}\n- {name: a, content: two, role: assistant, truncation_priority: 3}\n\
+             - {name: '', content: three, role: tool}\n- {name: 7, content: four, truncation_priority: -2}\n\
+             - {name: a, content: five, role: developer, truncation_priority: x}\n",
+            &serde_json::json!({}),
+        )
+        .unwrap();
+        let (env, warnings) = to_envelope(&r);
+        let ids: Vec<&str> = env.messages.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["a", "a (2)", "part-3", "7", "a (3)"]);
+        let roles: Vec<Role> = env.messages.iter().map(|m| m.role).collect();
+        assert_eq!(roles, [Role::System, Role::Assistant, Role::User, Role::User, Role::User]);
+        let prios: Vec<Option<u64>> = env.messages.iter().map(|m| m.truncation_priority).collect();
+        assert_eq!(prios, [Some(0), Some(3), Some(0), Some(0), Some(0)]);
+        let paths: Vec<&str> = warnings.iter().map(|w| w.path.as_str()).collect();
+        assert_eq!(paths, ["messages[2].role", "messages[4].role", "messages[4].truncationPriority"]);
+        assert!(warnings.iter().all(|w| w.rule == Rule::TemplateRole));
+        assert!(warnings[0].message.contains("'tool'"), "{}", warnings[0].message);
+    }
+}

@@ -21,6 +21,8 @@ pub enum TemplateTruncateError {
     Truncate(TruncateError),
     /// `TypeError`: a part's priority cannot be compared with 0.
     Priority { part: usize, message: String },
+    /// `ValueError` from `Prompt.tokenize()`: the template has no parts.
+    NothingToTokenize,
 }
 
 impl std::fmt::Display for TemplateTruncateError {
@@ -30,6 +32,7 @@ impl std::fmt::Display for TemplateTruncateError {
             TemplateTruncateError::Priority { part, message } => {
                 write!(f, "parts[{part}].truncation_priority: TypeError: {message}")
             }
+            TemplateTruncateError::NothingToTokenize => write!(f, "Nothing to tokenize: self._parts=[]."),
         }
     }
 }
@@ -44,6 +47,7 @@ impl TemplateTruncateError {
             TemplateTruncateError::Truncate(TruncateError::TotalTooLarge { .. }) => "OverflowError",
             TemplateTruncateError::Truncate(_) => "ValueError",
             TemplateTruncateError::Priority { .. } => "TypeError",
+            TemplateTruncateError::NothingToTokenize => "ValueError",
         }
     }
 }
@@ -89,6 +93,10 @@ pub fn priority_ranks(rendered: &Rendered) -> Result<Vec<u64>, TemplateTruncateE
 /// Plans `Prompt.truncate(limit, step)` for a rendered template whose parts
 /// have `tokens` tokens each. `-1` is no limit (and the step is not looked at).
 pub fn plan(rendered: &Rendered, tokens: &[u64], limit: i64, step: i64) -> Result<Plan, TemplateTruncateError> {
+    if rendered.parts.is_empty() {
+        // `tokenize()` comes first and refuses an empty prompt (prompt.py 165–166).
+        return Err(TemplateTruncateError::NothingToTokenize);
+    }
     let limit = Limit::from_promptpoet(limit).map_err(TemplateTruncateError::Truncate)?;
     let step = match limit {
         Limit::None => 1,
@@ -128,4 +136,34 @@ pub fn report(rendered: &Rendered, tokens: &[u64], plan: &Plan) -> serde_json::V
         "keptTokens": plan.kept_tokens,
         "parts": rows,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::promptpoet::render;
+
+    #[test]
+    fn ranks_keep_prompt_poets_comparisons() {
+        let r = render(
+            "- {name: a, content: x, truncation_priority: 1.5}\n- {name: b, content: x, truncation_priority: true}\n\
+             - {name: c, content: x, truncation_priority: 2}\n- {name: d, content: x, truncation_priority: -3}\n\
+             - {name: e, content: x, truncation_priority: 1}\n",
+            &serde_json::json!({}),
+        )
+        .unwrap();
+        assert_eq!(priority_ranks(&r).unwrap(), [2, 1, 3, 0, 1]);
+    }
+
+    #[test]
+    fn where_prompt_poet_raises() {
+        let empty = render("[]", &serde_json::json!({})).unwrap();
+        assert_eq!(plan(&empty, &[], -1, 1), Err(TemplateTruncateError::NothingToTokenize));
+        let r = render("- {name: a, content: x, truncation_priority: high}", &serde_json::json!({})).unwrap();
+        assert_eq!(plan(&r, &[1], -1, 0).map(|p| p.kept), Ok(vec![true]));
+        let e = plan(&r, &[1], 5, 1).unwrap_err();
+        assert_eq!(e.class(), "TypeError");
+        assert!(e.to_string().contains("'>' not supported between instances of 'str' and 'int'"), "{e}");
+        assert_eq!(plan(&r, &[1], 0, 1).unwrap_err().class(), "ValueError");
+    }
 }
