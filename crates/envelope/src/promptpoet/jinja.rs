@@ -46,12 +46,12 @@ pub struct Usage {
     pub loads: Vec<(&'static str, usize)>,
 }
 
+/// `a ~ b` or `a % b` at source bytes `start..end`, the operator at `op`.
 struct Edit {
     start: usize,
     end: usize,
     func: &'static str,
-    left: (usize, usize),
-    right: (usize, usize),
+    op: usize,
 }
 
 struct Scanner<'s> {
@@ -59,7 +59,7 @@ struct Scanner<'s> {
     usage: Usage,
     /// A statement Jinja2 does not know (`do`): (tag, line).
     unknown_tag: Option<(&'static str, usize)>,
-    _src: &'s str,
+    src: &'s str,
 }
 
 fn line_of(span: ast_span::Span) -> usize {
@@ -207,15 +207,21 @@ impl<'s> Scanner<'s> {
                     _ => None,
                 };
                 if let Some(func) = func {
+                    // The operation's span covers both operands (a postfix
+                    // operand's own span starts at its postfix, so it is not
+                    // used); the operator is the first `~`/`%` after the left
+                    // operand's end, past white space and closing parens.
                     let s = b.span();
-                    let (l, r) = (b.left.span(), b.right.span());
-                    self.edits.push(Edit {
-                        start: s.start_offset as usize,
-                        end: s.end_offset as usize,
-                        func,
-                        left: (l.start_offset as usize, l.end_offset as usize),
-                        right: (r.start_offset as usize, r.end_offset as usize),
-                    });
+                    let want = if func == CONCAT_FN { b'~' } else { b'%' };
+                    let bytes = self.src.as_bytes();
+                    let mut op = b.left.span().end_offset as usize;
+                    while op < bytes.len() && (bytes[op].is_ascii_whitespace() || bytes[op] == b')') {
+                        op += 1;
+                    }
+                    let (start, end) = (s.start_offset as usize, s.end_offset as usize);
+                    if bytes.get(op) == Some(&want) && start < op && op < end && end <= bytes.len() {
+                        self.edits.push(Edit { start, end, func, op });
+                    }
                 }
                 self.expr(&b.left);
                 self.expr(&b.right);
@@ -292,7 +298,7 @@ fn syntax() -> SyntaxConfig {
 /// Parses the (normalised) source, rewrites `~` and `%`, and reports what it uses.
 pub fn prepare(source: &str) -> Result<(String, Usage), TemplateError> {
     let ast = parse(source, "<template>", syntax()).map_err(|e| error_of(&e, true))?;
-    let mut sc = Scanner { edits: Vec::new(), usage: Usage::default(), unknown_tag: None, _src: source };
+    let mut sc = Scanner { edits: Vec::new(), usage: Usage::default(), unknown_tag: None, src: source };
     sc.stmt(&ast);
     if let Some((tag, line)) = sc.unknown_tag {
         return Err(TemplateError {
@@ -310,33 +316,26 @@ pub fn prepare(source: &str) -> Result<(String, Usage), TemplateError> {
     Ok((out, sc.usage))
 }
 
-fn newlines(s: &str) -> usize {
-    s.bytes().filter(|&b| b == b'\n').count()
-}
-
+/// Copies `src[lo..hi]`, writing each edit inside it as `f((left), (right))`
+/// (everything but the operator character is kept, so lines do not move).
 fn emit(src: &str, edits: &[Edit], i: &mut usize, lo: usize, hi: usize, out: &mut String) {
     let mut pos = lo;
     while *i < edits.len() && edits[*i].start < hi {
         let e = &edits[*i];
-        if e.start < pos || e.end > hi || e.left.0 < e.start || e.right.1 > e.end || e.left.1 > e.right.0 {
-            // Not properly nested (never expected): leave it to minijinja.
+        if e.start < pos || e.end > hi {
+            // Not nested inside this range (never expected): leave it to minijinja.
             *i += 1;
             continue;
         }
-        let (start, end, func, left, right) = (e.start, e.end, e.func, e.left, e.right);
+        let (start, end, func, op) = (e.start, e.end, e.func, e.op);
         out.push_str(&src[pos..start]);
         *i += 1;
         out.push_str(func);
         out.push_str("((");
-        let before = newlines(&src[start..left.0]);
-        out.extend(std::iter::repeat_n('\n', before));
-        emit(src, edits, i, left.0, left.1, out);
-        out.push_str("),");
-        out.extend(std::iter::repeat_n('\n', newlines(&src[left.1..right.0])));
-        out.push_str(" (");
-        emit(src, edits, i, right.0, right.1, out);
+        emit(src, edits, i, start, op, out);
+        out.push_str("), (");
+        emit(src, edits, i, op + 1, end, out);
         out.push_str("))");
-        out.extend(std::iter::repeat_n('\n', newlines(&src[right.1..end])));
         pos = end;
     }
     out.push_str(&src[pos..hi]);
