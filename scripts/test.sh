@@ -18,12 +18,12 @@ cargo fmt --all -- --check
 
 step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-cargo clippy -p envelope --features tokenizer --all-targets --locked -- -D warnings
+cargo clippy -p envelope --features tokenizer,templates --all-targets --locked -- -D warnings
 cargo clippy --target wasm32-unknown-unknown -p pep-app -p pep-token-worker --all-targets --locked -- -D warnings
 
 step "native tests"
 cargo test --workspace --locked
-cargo test -p envelope --features tokenizer --locked
+cargo test -p envelope --features tokenizer,templates --locked
 
 step "component tests in headless Chromium"
 CHROMEDRIVER=/usr/bin/chromedriver \

@@ -42,6 +42,8 @@ pub enum Area {
     Import,
     /// A `pep lint` check beyond validation (budget, secrets, cache, …).
     Lint,
+    /// Rendering a PromptPoet template (feature `templates`).
+    Template,
 }
 
 impl Area {
@@ -51,6 +53,7 @@ impl Area {
             Area::Skill => "skill",
             Area::Import => "import",
             Area::Lint => "lint",
+            Area::Template => "template",
         }
     }
 }
@@ -155,6 +158,14 @@ rules! {
     SkillFieldValue => ("skill-field-value", Skill, Warning, "A front-matter field that is missing, empty, or breaks the Agent Skills rules", "`name` differs from the folder"),
     SkillUnknownKey => ("skill-unknown-key", Skill, Warning, "A front-matter key the Agent Skills specification does not define", "`author: me`"),
     SkillDuplicateKey => ("skill-duplicate-key", Skill, Warning, "A metadata key given twice; the last value is kept", "`metadata: {a: 1, a: 2}`"),
+    // PromptPoet templates (rendered as prompt-poet 0.0.52 does).
+    TemplateData => ("template-data", Template, Error, "The template data is not a JSON object", "`--data` holding `[1, 2]`"),
+    TemplateSyntax => ("template-syntax", Template, Error, "The template is not valid Jinja2, or names a filter or test Jinja2 lacks", "`{% if x %}` never closed"),
+    TemplateRender => ("template-render", Template, Error, "Rendering raised (an undefined value used, a Python error in an expression)", "`{{ user.name }}` without `user`"),
+    TemplateYaml => ("template-yaml", Template, Error, "The rendered text is not YAML that prompt-poet reads", "data `Note: x` in an unquoted `content:`"),
+    TemplatePart => ("template-part", Template, Error, "A part breaks prompt-poet's rules (missing or unknown field, content not a string, reserved data key)", "a part without `content`"),
+    TemplateInexact => ("template-inexact", Template, Warning, "The template uses a construct pep renders differently from prompt-poet (or not at all)", "`{{ items|random }}`"),
+    TemplateRole => ("template-role", Template, Warning, "A part's role or priority has no envelope equivalent; the envelope sends user / priority 0", "`role: developer`"),
 }
 
 impl fmt::Display for Rule {

@@ -8,7 +8,9 @@
 //! - [`skill`] reads SKILL.md files, [`markdown`] renders untrusted Markdown
 //!   to safe HTML, [`template`] handles `{{ name }}` variables;
 //! - [`truncate`] is PromptPoet's cache-aware truncation; `tokens` (feature
-//!   `tokenizer`) counts exact o200k_base tokens.
+//!   `tokenizer`) counts exact o200k_base tokens;
+//! - `promptpoet` (feature `templates`) renders PromptPoet's YAML + Jinja2
+//!   templates as prompt-poet 0.0.52 does and turns them into envelopes.
 
 pub mod budget;
 pub mod calls;
@@ -25,6 +27,8 @@ pub mod locate;
 pub mod markdown;
 pub mod parse;
 pub mod parts;
+#[cfg(feature = "templates")]
+pub mod promptpoet;
 pub mod schema;
 pub mod skill;
 pub mod template;

@@ -1,13 +1,14 @@
 //! `pep`: check, import, export and budget Prompt Envelope documents from the command line.
 //!
 //! Exit status: 0 success; 1 invalid input (every problem on stderr as
-//! `FILE: error: PATH: message`); 2 a token limit that cannot be met (and
-//! command-line usage errors, as clap reports them). What an import or
-//! export could not carry over is a note on stderr (`FILE: note: PATH:
-//! message`), never a failure. Reports with a verdict print on stdout and
-//! exit 1 for "no": `pep lint` (an error-severity finding), `pep diff` (the
-//! documents differ; 2 when one cannot be read), `pep export --check` (the
-//! export differs from the golden file).
+//! `FILE: error: PATH: message`), including a template that prompt-poet would
+//! refuse to render; 2 a token limit that cannot be met (and command-line
+//! usage errors, as clap reports them). What an import or export could not
+//! carry over is a note on stderr (`FILE: note: PATH: message`), never a
+//! failure. Reports with a verdict print on stdout and exit 1 for "no":
+//! `pep lint` (an error-severity finding), `pep diff` (the documents differ;
+//! 2 when one cannot be read), `pep export --check` (the export differs from
+//! the golden file).
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -21,6 +22,7 @@ use envelope::{export, parse, parse_bytes, skill, Diagnostic, Notice};
 mod budget;
 mod diff;
 mod lint;
+mod template;
 
 #[derive(Parser)]
 #[command(name = "pep", version, about = "Validate, import, export and budget Prompt Envelope documents")]
@@ -106,9 +108,27 @@ enum Command {
         step: Option<i64>,
         /// Read FILE in PromptPoet's shape (`token_limit`, `truncation_step`, `parts`
         /// with token counts) instead of an envelope.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "template")]
         parts: bool,
-        file: String,
+        /// Render this PromptPoet template (YAML + Jinja2) and truncate its parts.
+        #[arg(long, value_name = "TEMPLATE", conflicts_with = "file")]
+        template: Option<String>,
+        /// JSON data for `--template`.
+        #[arg(long, value_name = "DATA", requires = "template")]
+        data: Option<String>,
+        #[arg(required_unless_present = "template")]
+        file: Option<String>,
+    },
+    /// Render a PromptPoet template (YAML + Jinja2) as prompt-poet 0.0.52 does:
+    /// `{"parts","string","messages"}`, or with `--envelope` an envelope.
+    Render {
+        /// JSON object with the template's data (default `{}`).
+        #[arg(long, value_name = "DATA")]
+        data: Option<String>,
+        /// Print an envelope (one message per part) instead of PromptPoet's shapes.
+        #[arg(long)]
+        envelope: bool,
+        template: String,
     },
 }
 
@@ -205,10 +225,17 @@ fn main() -> ExitCode {
             report(lint::run(&files, format, config.as_deref(), env.as_deref(), max_tokens))
         }
         Command::Rules { format } => Ok(lint::rules(format)),
-        Command::Truncate { limit, step, parts: true, file } => budget::truncate_parts(&file, limit, step),
-        Command::Truncate { limit, step, parts: false, file } => {
+        Command::Truncate { limit, step, template: Some(template), data, .. } => {
+            template::truncate(&template, data.as_deref(), limit.unwrap_or(-1), step.unwrap_or(1))
+        }
+        Command::Truncate { limit, step, parts: true, file: Some(file), .. } => {
+            budget::truncate_parts(&file, limit, step)
+        }
+        Command::Truncate { limit, step, file: Some(file), .. } => {
             budget::truncate_envelope(&file, limit.unwrap_or(-1), step.unwrap_or(1))
         }
+        Command::Truncate { .. } => Err(Failure::input("error: give a FILE or --template TEMPLATE")),
+        Command::Render { data, envelope, template } => template::render(&template, data.as_deref(), envelope),
     };
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();

@@ -406,3 +406,100 @@ fn diff_reads_provider_requests_of_different_formats() {
     let o = pep(&["diff", a.path(), c.path()]);
     assert_eq!(o.status.code(), Some(0), "{}{}", out(&o), err(&o));
 }
+
+#[test]
+fn render_the_example_template_in_promptpoet_shapes() {
+    let o = pep(&["render", "demos/templates/chat.yaml.j2", "--data", "demos/templates/chat.data.json"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    let parts = v["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 8);
+    assert_eq!(parts[0]["role"], "system");
+    assert_eq!(parts[0]["truncation_priority"], 0);
+    assert_eq!(parts[1]["name"], "history 1 (user)");
+    assert_eq!(parts[1]["truncation_priority"], 2);
+    assert_eq!(
+        v["messages"][7],
+        serde_json::json!({"role": "user", "content": "Great, thanks! And how do I descale it?\nIt's getting chalky."})
+    );
+    let joined: String = parts.iter().map(|p| p["content"].as_str().unwrap()).collect();
+    assert_eq!(v["string"], joined);
+}
+
+#[test]
+fn render_envelope_is_valid_and_exports() {
+    let o = pep(&["render", "--envelope", "demos/templates/chat.yaml.j2", "--data", "demos/templates/chat.data.json"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let env = Temp::new("chat.envelope.json", &o.stdout);
+    let v = pep(&["validate", env.path()]);
+    assert!(v.status.success(), "{}", err(&v));
+    let e = pep(&["export", env.path()]);
+    let req: serde_json::Value = serde_json::from_str(&out(&e)).unwrap();
+    assert_eq!(req["messages"].as_array().unwrap().len(), 8);
+    assert_eq!(req["messages"][1]["content"], "Hi! I ordered a kettle last week (order #4417) and it hasn't arrived.");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["messages"][2]["id"], "history 2 (assistant)");
+    assert_eq!(doc["messages"][2]["truncationPriority"], 2);
+}
+
+#[test]
+fn render_errors_exit_1_with_the_line() {
+    let t = Temp::new("undefined.yaml.j2", b"- name: a\n  content: |\n    {{ user.name }}\n");
+    let o = pep(&["render", t.path()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("line 3: UndefinedError: 'user' is undefined [template-render]"), "{}", err(&o));
+    assert!(out(&o).is_empty());
+
+    let t = Temp::new("colon.yaml.j2", b"- name: q\n  content: {{ t }}\n");
+    let d = Temp::new("colon.json", br#"{"t": "Note: this breaks"}"#);
+    let o = pep(&["render", t.path(), "--data", d.path()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("rendered line 2:") && err(&o).contains("[template-yaml]"), "{}", err(&o));
+    assert!(err(&o).contains("content: Note: this breaks"), "{}", err(&o));
+
+    let t = Temp::new("empty.yaml.j2", b"");
+    let o = pep(&["render", t.path()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("TypeError: object of type 'NoneType' has no len() [template-part]"), "{}", err(&o));
+
+    let d = Temp::new("notjson.json", b"{nope");
+    let o = pep(&["render", "demos/templates/chat.yaml.j2", "--data", d.path()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("not JSON"), "{}", err(&o));
+}
+
+#[test]
+fn render_warns_about_inexact_constructs() {
+    let t = Temp::new("random.yaml.j2", b"- name: a\n  content: \"{{ [1, 2]|pprint }}\"\n");
+    let o = pep(&["render", t.path()]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(err(&o).contains("warning: line 2:") && err(&o).contains("[template-inexact]"), "{}", err(&o));
+    let t = Temp::new("role.yaml.j2", b"- name: a\n  role: developer\n  content: x\n");
+    let o = pep(&["render", "--envelope", t.path()]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(err(&o).contains("[template-role]"), "{}", err(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["messages"][0]["role"], "user");
+}
+
+#[test]
+fn truncate_a_template() {
+    let args = ["truncate", "--template", "demos/templates/chat.yaml.j2", "--data", "demos/templates/chat.data.json"];
+    let o = pep(&[&args[..], &["--limit", "100", "--step", "20"]].concat());
+    assert!(o.status.success(), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    let kept: Vec<bool> = v["parts"].as_array().unwrap().iter().map(|p| p["kept"].as_bool().unwrap()).collect();
+    // 199 tokens, limit 100, step 20: remove 100. The priority-2 run (the two
+    // oldest turns, 48 tokens) goes whole, then the priority-1 run part by
+    // part from its oldest until 100 are gone; system and query stay (priority 0).
+    assert_eq!(kept, [true, false, false, false, false, false, true, true]);
+    assert!(v["keptTokens"].as_u64().unwrap() <= 100);
+    assert_eq!(v["target"], 100);
+    let o = pep(&[&args[..], &["--limit", "10"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("TruncationError"), "{}", err(&o));
+    let o = pep(&[&args[..], &["--limit", "0"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    let o = pep(&["truncate", "--limit", "5"]);
+    assert_eq!(o.status.code(), Some(2), "a FILE or --template is required: {}", err(&o));
+}

@@ -1,0 +1,79 @@
+//! `pep render` and `pep truncate --template`: PromptPoet templates rendered
+//! as prompt-poet 0.0.52 renders them (`envelope::promptpoet`).
+
+use envelope::promptpoet::{self, RenderError};
+use envelope::{export, tokens, Diagnostic};
+
+use crate::{line, read, Failure};
+
+fn text_of(file: &str) -> Result<String, Failure> {
+    let bytes = read(file)?;
+    String::from_utf8(bytes).map_err(|e| {
+        Failure::input(format!(
+            "{file}: error: the file is not valid UTF-8 (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// The data file as JSON (`{}` without one).
+fn data_of(file: Option<&str>) -> Result<serde_json::Value, Failure> {
+    let Some(file) = file else { return Ok(serde_json::json!({})) };
+    let text = text_of(file)?;
+    serde_json::from_str(&text)
+        .map_err(|e| Failure::input(format!("{file}: error: line {} column {}: not JSON: {e}", e.line(), e.column())))
+}
+
+fn warn(file: &str, warnings: &[Diagnostic]) {
+    use std::io::Write;
+    let mut stderr = std::io::stderr().lock();
+    for d in warnings {
+        let _ = writeln!(stderr, "{}", line(file, d));
+    }
+}
+
+fn render_failure(file: &str, e: &RenderError) -> Failure {
+    let mut lines: Vec<String> = e.warnings.iter().map(|d| line(file, d)).collect();
+    let d = e.diagnostic();
+    lines.push(line(file, &d));
+    if let Some(h) = &d.hint {
+        lines.push(format!("  {h}"));
+    }
+    Failure { lines, code: 1 }
+}
+
+fn rendered(template: &str, data: Option<&str>) -> Result<promptpoet::Rendered, Failure> {
+    let text = text_of(template)?;
+    let data = data_of(data)?;
+    let r = promptpoet::render(&text, &data).map_err(|e| render_failure(template, &e))?;
+    warn(template, &r.warnings);
+    Ok(r)
+}
+
+/// `pep render TEMPLATE [--data DATA] [--envelope]`.
+pub fn render(template: &str, data: Option<&str>, as_envelope: bool) -> Result<String, Failure> {
+    let r = rendered(template, data)?;
+    if !as_envelope {
+        return Ok(export::to_pretty(&r.to_json()));
+    }
+    let (env, warnings) = promptpoet::to_envelope(&r);
+    warn(template, &warnings);
+    let text = export::to_pretty(&serde_json::to_value(&env).unwrap_or_default());
+    // The envelope is read back as any document is: what it prints is valid.
+    match envelope::parse(&text) {
+        Ok(loaded) => {
+            warn(template, &loaded.warnings);
+            Ok(text)
+        }
+        Err(errors) => Err(Failure { lines: errors.iter().map(|d| line(template, d)).collect(), code: 1 }),
+    }
+}
+
+/// `pep truncate --template TEMPLATE [--data DATA] --limit N [--step K]`.
+pub fn truncate(template: &str, data: Option<&str>, limit: i64, step: i64) -> Result<String, Failure> {
+    let r = rendered(template, data)?;
+    let counts: Vec<u64> = r.parts.iter().map(|p| tokens::count(&p.content) as u64).collect();
+    let plan = promptpoet::plan_truncation(&r, &counts, limit, step)
+        .map_err(|e| Failure { lines: vec![format!("{template}: error: {}: {e}", e.class())], code: 2 })?;
+    Ok(export::to_pretty(&promptpoet::truncation_report(&r, &counts, &plan)))
+}
