@@ -420,6 +420,71 @@ fn arguments_against_schema() {
     assert!(w[1].message.contains("days: greater than the maximum 14"));
 }
 
+/// `d0` = allOf [d1, d1], …: 2^n paths, n + 1 levels deep.
+fn wide_schema(n: usize) -> Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..n {
+        let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+        defs.insert(format!("d{i}"), json!({"allOf": [next.clone(), next]}));
+    }
+    defs.insert(format!("d{n}"), json!({}));
+    json!({"type": "object", "$defs": defs, "allOf": [{"$ref": "#/$defs/d0"}]})
+}
+
+#[test]
+fn argument_checks_share_one_budget_and_skipped_ones_are_reported_once() {
+    let weather = json!({"type": "object", "properties": {"days": {"type": "integer"}}});
+    let mut calls = vec![req("weather", None, json!({"days": "x"}))];
+    calls.extend((0..3).map(|i| req("deep", None, json!({ "i": i }))));
+    calls.extend((0..40).map(|i| req("wide", None, json!({ "i": i }))));
+    calls.push(req("weather", None, json!({"days": "y"})));
+    let d = doc(json!([
+        msg(
+            "s",
+            "system",
+            json!([tools(json!([
+                {"name": "weather", "description": "d", "schema": weather},
+                {"name": "wide", "description": "d", "schema": wide_schema(30)},
+                {"name": "deep", "description": "d", "schema": {"type": "object", "anyOf": [{"$ref": "#"}, {"$ref": "#"}]}}
+            ]))])
+        ),
+        msg("a", "assistant", Value::Array(calls)),
+    ]));
+    let t = std::time::Instant::now();
+    let w = warnings(&d);
+    assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+    let skipped: Vec<&Diagnostic> = w.iter().filter(|d| d.code() == "checks-skipped").collect();
+    assert_eq!(skipped.len(), 1, "{w:#?}");
+    let m = &skipped[0].message;
+    assert_eq!(skipped[0].path, "messages[1].segments[1].arguments");
+    // Deep checks stop at 64 levels; about ten wide checks exhaust the
+    // budget; the rest, and the last weather call, are skipped.
+    assert!(m.starts_with("the arguments of 44 of 45 calls were not checked"), "{m}");
+    assert!(m.contains("because one check needed more than 100,000 steps or 64 levels (`deep` ×3, `wide` ×"), "{m}");
+    assert!(m.contains("because the document's budget of 1,000,000 steps was spent (`wide` ×"), "{m}");
+    assert!(m.ends_with(", `weather` ×1)"), "{m}");
+    // The first weather call was checked before the budget ran out; the last was not.
+    let args: Vec<&str> = w.iter().filter(|d| d.code() == "arguments-schema").map(|d| d.path.as_str()).collect();
+    assert_eq!(args, ["messages[1].segments[0].arguments"]);
+}
+
+#[test]
+fn equal_arguments_are_checked_once() {
+    let calls: Vec<Value> = (0..5_000).map(|_| req("wide", None, json!({"same": true}))).collect();
+    let d = doc(json!([
+        msg("s", "system", json!([tools(json!([{"name": "wide", "description": "d", "schema": wide_schema(30)}]))])),
+        msg("a", "assistant", Value::Array(calls)),
+        msg("t", "tool", Value::Array((0..5_000).map(|_| res("wide", None)).collect())),
+    ]));
+    let w = warnings(&d);
+    let skipped: Vec<&Diagnostic> = w.iter().filter(|d| d.code() == "checks-skipped").collect();
+    // One check at its own limit, remembered for the 4,999 others: the
+    // budget is never spent.
+    assert_eq!(skipped.len(), 1);
+    assert!(skipped[0].message.starts_with("the arguments of 5000 of 5000 calls"), "{}", skipped[0].message);
+    assert!(!skipped[0].message.contains("budget"), "{}", skipped[0].message);
+}
+
 #[test]
 fn openai_tool_name_and_schema_type() {
     let d = doc(json!([
