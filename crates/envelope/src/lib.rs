@@ -11,6 +11,7 @@ pub mod budget;
 pub mod calls;
 pub mod diag;
 pub mod export;
+pub mod jsonread;
 pub mod jsonview;
 pub mod markdown;
 pub mod parse;

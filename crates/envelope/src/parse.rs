@@ -52,10 +52,30 @@ pub fn parse(text: &str) -> Result<Loaded, Vec<Diagnostic>> {
     if text.trim().is_empty() {
         return Err(vec![Diagnostic::new(Rule::EmptyDocument, "", "the document is empty (expected a JSON object)")]);
     }
-    match serde_json::from_str::<Value>(text) {
-        Ok(value) => from_value(value),
-        Err(e) => Err(vec![syntax_error(&e)]),
+    let (value, duplicates) = match crate::jsonread::read(text) {
+        Ok(read) => read,
+        Err(e) => return Err(vec![syntax_error(&e)]),
+    };
+    if duplicates.is_empty() {
+        return from_value(value);
     }
+    // Duplicate keys are errors; the rest of the document is still checked
+    // (with the later value of each duplicate, as JavaScript reads it).
+    let mut errors: Vec<Diagnostic> = duplicates
+        .into_iter()
+        .map(|d| {
+            Diagnostic::new(
+                Rule::DuplicateKey,
+                d.path,
+                format!("duplicate key `{}`: this object already has one, and readers disagree on which counts", d.key),
+            )
+            .with_hint("remove one of the two")
+        })
+        .collect();
+    if let Err(more) = from_value(value) {
+        errors.extend(more);
+    }
+    Err(errors)
 }
 
 /// A JSON syntax error as a diagnostic whose path is `line L column C`.
@@ -348,7 +368,18 @@ impl Decoder {
             role
         });
         let timestamp = self.req(&o, "timestamp", Want::Number).and_then(|v| match v {
-            Value::Number(n) => Some(n.clone()),
+            Value::Number(n) if timestamp_ok(n) => Some(n.clone()),
+            Value::Number(n) => {
+                self.err(
+                    Rule::WrongType,
+                    join(path, "timestamp"),
+                    format!(
+                        "timestamp {n} is out of range: expected milliseconds since the epoch between \
+                         -8.64e15 and 8.64e15 (what a JavaScript Date holds)"
+                    ),
+                );
+                None
+            }
             _ => None,
         });
         let priority = self.opt(&o, "truncationPriority", Want::Count).map(|v| v.and_then(Value::as_u64));
@@ -483,7 +514,17 @@ impl Decoder {
             "document" => {
                 let (file_name, mime_type) = (self.string(o, "fileName"), self.string(o, "mimeType"));
                 let snippet = self.string(o, "snippet");
-                let size_bytes = self.req(o, "sizeBytes", Want::Count).and_then(Value::as_u64);
+                let size_bytes = self.req(o, "sizeBytes", Want::Count).and_then(Value::as_u64).and_then(|n| {
+                    if n > MAX_SAFE_INTEGER {
+                        self.err(
+                            Rule::WrongType,
+                            join(&o.path, "sizeBytes"),
+                            format!("sizeBytes {n} is out of range: at most 2^53 - 1 ({MAX_SAFE_INTEGER}), the largest integer every JSON reader holds exactly"),
+                        );
+                        return None;
+                    }
+                    Some(n)
+                });
                 let parsed_content = self.opt_string(o, "parsedContent");
                 Segment::Document(Document {
                     file_name: file_name?,
@@ -532,6 +573,20 @@ impl Decoder {
         }
         ok.then_some(out)
     }
+}
+
+/// The largest integer every JSON reader holds exactly (JavaScript's
+/// `Number.MAX_SAFE_INTEGER`, 2^53 - 1): the bound of `sizeBytes`.
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// The bound of `timestamp`, in milliseconds either side of the epoch: what a
+/// JavaScript `Date` holds (±100,000,000 days).
+pub const MAX_TIMESTAMP_MS: f64 = 8.64e15;
+
+/// Whether a timestamp is a finite number of milliseconds a `Date` can hold
+/// (`1e400`, which `arbitrary_precision` keeps as written, is not).
+fn timestamp_ok(n: &serde_json::Number) -> bool {
+    n.as_f64().is_some_and(|ms| ms.is_finite() && ms.abs() <= MAX_TIMESTAMP_MS)
 }
 
 /// A known field that differs from `key` only in case or `_`/`-` (`tool_name` → `toolName`).
