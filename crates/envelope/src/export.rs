@@ -291,10 +291,11 @@ pub fn openai_request(envelope: &Envelope) -> Value {
     openai_request_filtered(envelope, &contributions(envelope), None, true)
 }
 
-/// The export as text: pretty JSON (two-space indent) and a final newline.
+/// The export as text: pretty JSON (two-space indent) and a final newline,
+/// control and bidi characters in strings as `\u` escapes ([`crate::jsontext`]).
 /// The CLI prints it, the app shows, copies and downloads it.
 pub fn to_pretty(value: &Value) -> String {
-    let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
+    let mut s = crate::jsontext::pretty(value);
     s.push('\n');
     s
 }

@@ -12,6 +12,7 @@ pub mod calls;
 pub mod diag;
 pub mod export;
 pub mod jsonread;
+pub mod jsontext;
 pub mod jsonview;
 pub mod markdown;
 pub mod parse;
@@ -19,6 +20,7 @@ pub mod parts;
 pub mod schema;
 pub mod skill;
 pub mod template;
+pub mod term;
 #[cfg(feature = "tokenizer")]
 pub mod tokens;
 pub mod truncate;

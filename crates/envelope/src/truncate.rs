@@ -328,7 +328,7 @@ pub struct PromptPoetPlan {
 impl PromptPoetPlan {
     /// `{"kept":[names in order],"total_tokens":N}`.
     pub fn to_json(&self) -> String {
-        serde_json::json!({ "kept": self.kept, "total_tokens": self.total_tokens }).to_string()
+        crate::jsontext::compact(&serde_json::json!({ "kept": self.kept, "total_tokens": self.total_tokens }))
     }
 }
 

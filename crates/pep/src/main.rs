@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use envelope::{export, parse_bytes, skill, Diagnostic};
+use envelope::{export, parse_bytes, skill, term, Diagnostic};
 
 mod budget;
 
@@ -71,7 +71,20 @@ impl Failure {
     }
 }
 
-type Outcome = Result<String, Failure>;
+/// A command that succeeded: its stdout, and lines for stderr (warnings).
+#[derive(Default)]
+pub struct Done {
+    pub stdout: String,
+    pub stderr: Vec<String>,
+}
+
+impl From<String> for Done {
+    fn from(stdout: String) -> Self {
+        Done { stdout, stderr: Vec::new() }
+    }
+}
+
+type Outcome = Result<Done, Failure>;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -79,27 +92,36 @@ fn main() -> ExitCode {
         Command::Validate { files } => validate(&files),
         Command::Export { format: Format::Openai, file } => export_openai(&file),
         Command::Skill { file } => skill_json(&file),
-        Command::Tokens { file } => budget::tokens(file.as_deref()),
-        Command::Truncate { limit, step, parts: true, file } => budget::truncate_parts(&file, limit, step),
+        Command::Tokens { file } => budget::tokens(file.as_deref()).map(Done::from),
+        Command::Truncate { limit, step, parts: true, file } => {
+            budget::truncate_parts(&file, limit, step).map(Done::from)
+        }
         Command::Truncate { limit, step, parts: false, file } => {
-            budget::truncate_envelope(&file, limit.unwrap_or(-1), step.unwrap_or(1))
+            budget::truncate_envelope(&file, limit.unwrap_or(-1), step.unwrap_or(1)).map(Done::from)
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    let mut stderr = std::io::stderr().lock();
-    match outcome {
-        Ok(out) => {
-            // A closed pipe (`pep export x | head`) is not an error worth a panic.
-            let _ = stdout.write_all(out.as_bytes());
-            ExitCode::SUCCESS
-        }
-        Err(Failure { lines, code }) => {
-            for line in lines {
-                let _ = writeln!(stderr, "{line}");
-            }
-            ExitCode::from(code)
-        }
+    let (stdout, stderr, code) = match outcome {
+        Ok(Done { stdout, stderr }) => (stdout, stderr, ExitCode::SUCCESS),
+        Err(Failure { lines, code }) => (String::new(), lines, ExitCode::from(code)),
+    };
+    emit(&stdout, &stderr);
+    code
+}
+
+/// The only place output is written. What a document holds reaches both
+/// streams (names, kinds, field names, URLs in diagnostics; strings in JSON),
+/// so nothing is written raw: each stderr line is escaped whole (line breaks
+/// included), stdout keeps its line feeds and tabs (`envelope::term`). JSON
+/// on stdout comes from `envelope::jsontext`, which already writes such
+/// characters as `\u` escapes, so this changes nothing there.
+fn emit(stdout: &str, stderr: &[String]) {
+    // A closed pipe (`pep export x | head`) is not an error worth a panic.
+    let mut err = std::io::stderr().lock();
+    for line in stderr {
+        let _ = writeln!(err, "{}", term::escape_line(line));
     }
+    let _ = err.flush();
+    let _ = std::io::stdout().lock().write_all(term::escape_text(stdout).as_bytes());
 }
 
 /// The bytes of a file, or of stdin for `-`.
@@ -139,26 +161,18 @@ fn validate(files: &[String]) -> Outcome {
     if failed {
         Err(Failure { lines, code: 1 })
     } else {
-        // Warnings are not failures: print them to stderr and succeed.
-        let mut stderr = std::io::stderr().lock();
-        for l in lines {
-            let _ = writeln!(stderr, "{l}");
-        }
-        Ok(String::new())
+        // Warnings are not failures: they go to stderr and the command succeeds.
+        Ok(Done { stdout: String::new(), stderr: lines })
     }
 }
 
-fn print_warnings(file: &str, warnings: &[Diagnostic]) {
-    let mut stderr = std::io::stderr().lock();
-    for d in warnings {
-        let _ = writeln!(stderr, "{}", line(file, d));
-    }
+fn warning_lines(file: &str, warnings: &[Diagnostic]) -> Vec<String> {
+    warnings.iter().map(|d| line(file, d)).collect()
 }
 
 fn export_openai(file: &str) -> Outcome {
     let loaded = load(file)?;
-    print_warnings(file, &loaded.warnings);
-    Ok(export::openai_json(&loaded.envelope))
+    Ok(Done { stdout: export::openai_json(&loaded.envelope), stderr: warning_lines(file, &loaded.warnings) })
 }
 
 fn skill_json(file: &str) -> Outcome {
@@ -171,10 +185,10 @@ fn skill_json(file: &str) -> Outcome {
     })?;
     let folder = Path::new(file).parent().and_then(Path::file_name).and_then(|n| n.to_str());
     match skill::parse_skill(text, folder) {
-        Ok((skill, warnings)) => {
-            print_warnings(file, &warnings);
-            Ok(export::to_pretty(&serde_json::to_value(&skill).unwrap_or_default()))
-        }
+        Ok((skill, warnings)) => Ok(Done {
+            stdout: export::to_pretty(&serde_json::to_value(&skill).unwrap_or_default()),
+            stderr: warning_lines(file, &warnings),
+        }),
         Err(errors) => Err(Failure { lines: errors.iter().map(|d| line(file, d)).collect(), code: 1 }),
     }
 }
