@@ -10,6 +10,7 @@
 pub mod budget;
 pub mod calls;
 pub mod diag;
+pub mod display;
 pub mod export;
 pub mod jsonread;
 pub mod jsontext;
