@@ -2,7 +2,9 @@
 //! cache-aware truncation, from the command line.
 
 use envelope::export::contributions;
-use envelope::parts::{count_parts, part_texts};
+use std::collections::HashMap;
+
+use envelope::parts::{assemble, part_strings, part_texts};
 use envelope::tokens;
 use envelope::truncate::{self, Limit, PartBudget};
 
@@ -27,7 +29,13 @@ pub fn truncate_envelope(file: &str, limit: i64, step: i64) -> Result<String, Fa
     let loaded = load(file)?;
     let env = &loaded.envelope;
     let texts = part_texts(env, &contributions(env));
-    let parts = count_parts(&texts, |s| tokens::count(s) as u64);
+    // The report shows parts, not segments: only the part strings are
+    // counted (segment counts would double the tokenizer's work), each
+    // distinct string once.
+    let mut seen: HashMap<&str, u64> = HashMap::new();
+    let counts: Vec<u64> =
+        part_strings(&texts).into_iter().map(|s| *seen.entry(s).or_insert_with(|| tokens::count(s) as u64)).collect();
+    let parts = assemble(&texts, &counts, &[]);
     let budgets: Vec<PartBudget> = parts.iter().map(|p| p.budget()).collect();
     let limit = Limit::from_promptpoet(limit).map_err(truncate_failure)?;
     let step = match (limit, u64::try_from(step)) {
