@@ -247,7 +247,10 @@ mod tests {
         out
     }
 
-    fn envelope_of(msgs: &[(u8, Vec<(bool, u8, Option<u8>)>)]) -> Envelope {
+    /// `(role, segments)` per message; a segment is `(is_request, tool name, callId)`.
+    type Msgs = [(u8, Vec<(bool, u8, Option<u8>)>)];
+
+    fn envelope_of(msgs: &Msgs) -> Envelope {
         use crate::types::*;
         let messages = msgs
             .iter()

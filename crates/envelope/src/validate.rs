@@ -462,12 +462,6 @@ impl Skipped {
 /// `1000000` → `1,000,000`.
 fn fmt_thousands(n: usize) -> String {
     let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    let groups: Vec<&str> = digits.as_bytes().rchunks(3).rev().map(|g| std::str::from_utf8(g).unwrap_or("")).collect();
+    groups.join(",")
 }

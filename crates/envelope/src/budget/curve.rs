@@ -296,10 +296,10 @@ fn incremental(parts: &[Part], ids: &[Vec<u32>], sizes: &[usize], limit: Limit, 
     let mut prev = PlanAt::default();
     let mut out = Vec::with_capacity(sizes.len());
     for &n in sizes {
-        for i in added..n.max(added) {
+        for (i, part) in parts.iter().enumerate().take(n).skip(added) {
             let rank = c.runs[c.run_of[i]].rank;
             if rank != usize::MAX {
-                active.add(rank, i128::try_from(parts[i].tokens).unwrap_or(i128::MAX));
+                active.add(rank, i128::from(part.tokens));
                 let r = c.run_of[i];
                 if active_ranks.insert(rank) {
                     // Reached for the first time: removed as the previous plan
