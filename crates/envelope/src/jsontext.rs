@@ -47,15 +47,18 @@ struct Escaping<F>(F);
 
 impl<F: Formatter> Formatter for Escaping<F> {
     fn write_string_fragment<W: ?Sized + io::Write>(&mut self, writer: &mut W, fragment: &str) -> io::Result<()> {
-        let mut last = 0;
-        for (i, c) in fragment.char_indices() {
+        let bytes = fragment.as_bytes();
+        let (mut last, mut at) = (0, 0);
+        while let Some(i) = crate::term::candidate(bytes, at) {
+            let c = fragment[i..].chars().next().unwrap_or(' ');
             if needs_escape(c) {
-                writer.write_all(&fragment.as_bytes()[last..i])?;
+                writer.write_all(&bytes[last..i])?;
                 write!(writer, "\\u{:04x}", c as u32)?;
                 last = i + c.len_utf8();
             }
+            at = i + c.len_utf8();
         }
-        writer.write_all(&fragment.as_bytes()[last..])
+        writer.write_all(&bytes[last..])
     }
 
     fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {

@@ -36,9 +36,26 @@ pub fn escape_text(s: &str) -> Cow<'_, str> {
     escape(s, true)
 }
 
+/// The first byte offset at or after `from` where an unsafe character may
+/// start: a C0 byte, DEL, or the lead byte of U+0080–U+009F (0xC2) or of
+/// U+2028–U+2069 (0xE2). A byte test, so that clean text (most of it) is
+/// skimmed at memory speed; the caller checks the character there.
+pub(crate) fn candidate(bytes: &[u8], from: usize) -> Option<usize> {
+    bytes[from..].iter().position(|&b| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2).map(|i| from + i)
+}
+
 fn escape(s: &str, keep_lines: bool) -> Cow<'_, str> {
     let unsafe_here = |c: char| is_unsafe(c) && !(keep_lines && matches!(c, '\n' | '\t'));
-    let Some(first) = s.find(unsafe_here) else { return Cow::Borrowed(s) };
+    let bytes = s.as_bytes();
+    let mut at = 0;
+    let first = loop {
+        let Some(i) = candidate(bytes, at) else { return Cow::Borrowed(s) };
+        let c = s[i..].chars().next().unwrap_or(' ');
+        if unsafe_here(c) {
+            break i;
+        }
+        at = i + c.len_utf8();
+    };
     let mut out = String::with_capacity(s.len() + 16);
     out.push_str(&s[..first]);
     for c in s[first..].chars() {
