@@ -8,7 +8,7 @@ use envelope::parts::{assemble, part_strings, part_texts};
 use envelope::tokens;
 use envelope::truncate::{self, Limit, PartBudget};
 
-use crate::{load, read, Failure};
+use crate::{leak, load, read, Failure};
 
 /// `pep tokens [FILE|-]`: the count of the raw UTF-8 text, and a newline.
 pub fn tokens(file: Option<&str>) -> Result<String, Failure> {
@@ -45,7 +45,10 @@ pub fn truncate_envelope(file: &str, limit: i64, step: i64) -> Result<String, Fa
     };
     let plan = truncate::plan(&budgets, limit, step).map_err(truncate_failure)?;
     let out = envelope::budget::truncate_report(&parts, &plan);
-    Ok(envelope::export::to_pretty(&out))
+    let text = envelope::export::to_pretty(&out);
+    leak(seen);
+    leak((out, parts, texts, loaded));
+    Ok(text)
 }
 
 /// `pep truncate --parts FILE`: PromptPoet's own shape, token counts given.
