@@ -89,6 +89,7 @@ struct ValueSeed<'p, 'd> {
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_> {
     type Value = Value;
 
+    #[inline]
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
         deserializer.deserialize_any(self)
     }
@@ -101,38 +102,47 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
         f.write_str("any valid JSON value")
     }
 
+    #[inline]
     fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
         Ok(Value::Bool(v))
     }
 
+    #[inline]
     fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
         Ok(Value::Number(v.into()))
     }
 
+    #[inline]
     fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
         Ok(Value::Number(v.into()))
     }
 
+    #[inline]
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
         Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
 
+    #[inline]
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
         Ok(Value::String(v.to_string()))
     }
 
+    #[inline]
     fn visit_string<E>(self, v: String) -> Result<Value, E> {
         Ok(Value::String(v))
     }
 
+    #[inline]
     fn visit_unit<E>(self) -> Result<Value, E> {
         Ok(Value::Null)
     }
 
+    #[inline]
     fn visit_none<E>(self) -> Result<Value, E> {
         Ok(Value::Null)
     }
 
+    #[inline]
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
         loop {
@@ -144,6 +154,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
         }
     }
 
+    #[inline]
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
         let Some(first) = access.next_key::<String>()? else { return Ok(Value::Object(Map::new())) };
         if first == NUMBER_TOKEN {
