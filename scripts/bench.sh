@@ -5,7 +5,7 @@
 # bench itself cannot run). Assumes ./scripts/setup.sh has been run; builds
 # dist/ only when it is missing. Takes about 5 minutes on 2 cores.
 #
-# Usage: scripts/bench.sh [--only size,load,budget-tab,tokenizer,big,replan]
+# Usage: scripts/bench.sh [--only size,load,budget-tab,tokenizer,big,replan,hostile]
 #        scripts/bench.sh --profile   # also: CPU profiles by Rust function of
 #          opening the big envelope and of a Budget-tab limit change (builds
 #          pep-app with function names into target/bench-prof: ~3 more minutes)
@@ -50,6 +50,21 @@ args=()
 for a in "$@"; do
   if [ "$a" = "--profile" ]; then profile=1; else args+=("$a"); fi
 done
+# `--only LIST`: the hostile section runs when LIST names it (or without --only).
+only=""
+for i in "${!args[@]}"; do
+  if [ "${args[$i]}" = "--only" ]; then only="${args[$((i + 1))]:-}"; fi
+done
+
+if [ -z "$only" ] || [[ ",$only," == *",hostile,"* ]]; then
+  step "hostile inputs (issue #12): pep validate/export/truncate on each, release build (≤ 2 s each)"
+  node bench/hostile-gen.mjs "$out/hostile" >/dev/null
+  cargo build -q --locked --release -p pep
+  node bench/hostile.mjs target/release/pep "$out/hostile"
+  target/bench-replan/release/read_speed "$out/big.envelope.json" > "$out/read-speed.json"
+  target/bench-replan/release/markdown_cost "$out/hostile/markdown-1.3mb.json" > "$out/markdown-cost.json"
+  if [ "$only" = "hostile" ]; then exit 0; fi
+fi
 
 step "browser benchmarks (headless Chromium)"
 node bench/run.mjs "${args[@]+"${args[@]}"}"

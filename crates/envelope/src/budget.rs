@@ -2,7 +2,11 @@
 //! category of context costs, and the prefix-cache hit rate over turns.
 
 use crate::parts::{Part, IMAGE_TOKENS};
-use crate::truncate::{common_prefix_len, plan, Limit, PartBudget, Plan, TruncateError, TurnCache};
+#[cfg(doc)]
+use crate::truncate::common_prefix_len;
+use crate::truncate::{plan, Limit, PartBudget, Plan, TruncateError, TurnCache};
+
+mod curve;
 use crate::types::{Envelope, Role, Segment};
 
 /// What a token of the prompt is spent on.
@@ -156,24 +160,13 @@ pub fn plan_prefix(parts: &[PartBudget], n: usize, limit: Limit, step: u64) -> R
 /// Per turn: the kept prompt (PromptPoet's truncation with `limit` and
 /// `step` of the parts the turn sends) and its common token prefix with the
 /// previous turn's. `ids[i]` are the token ids of `parts[i]`.
+///
+/// Exactly what planning each turn's prefix with [`plan`] and comparing
+/// consecutive kept prompts with [`common_prefix_len`] gives, without doing
+/// that per turn (which is quadratic: 100,000 messages took over a minute).
+/// See [`curve`] for how.
 pub fn cache_curve(parts: &[Part], ids: &[Vec<u32>], ends: &[usize], limit: Limit, step: u64) -> Vec<TurnPoint> {
-    let budgets: Vec<PartBudget> = parts.iter().map(Part::budget).collect();
-    let mut out = Vec::with_capacity(ends.len());
-    let mut prev: Vec<&[u32]> = Vec::new();
-    for &end in ends {
-        let n = prefix_len(parts, end);
-        let (kept, met) = match plan_prefix(&budgets, n, limit, step) {
-            Ok(p) => (p.kept, true),
-            Err(_) => (vec![true; n], false),
-        };
-        let now: Vec<&[u32]> =
-            kept.iter().enumerate().filter(|(_, k)| **k).filter_map(|(i, _)| ids.get(i).map(Vec::as_slice)).collect();
-        let kept_tokens = kept.iter().zip(&budgets).filter(|(k, _)| **k).map(|(_, b)| b.tokens).sum();
-        let prefix = if out.is_empty() { 0 } else { common_prefix_len(&prev, &now) };
-        out.push(TurnPoint { prefix, kept: kept_tokens, met });
-        prev = now;
-    }
-    out
+    curve::cache_curve(parts, ids, ends, limit, step)
 }
 
 /// Mean hit rate over turns 1.. (turn 0 has no previous prompt).

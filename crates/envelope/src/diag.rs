@@ -297,6 +297,39 @@ impl fmt::Display for Notice {
     }
 }
 
+/// Diagnostics of one rule, for a list that shows 50,000 warnings as a few
+/// groups: the rule, its severity, how many, and their indices in the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    pub rule: Rule,
+    /// The severity of the group's first diagnostic (a rule's diagnostics
+    /// share one unless reconfigured).
+    pub severity: Severity,
+    /// Indices into the grouped slice, in order.
+    pub items: Vec<usize>,
+}
+
+impl Group {
+    pub fn count(&self) -> usize {
+        self.items.len()
+    }
+}
+
+/// `diagnostics` grouped by rule, the groups in the order their rule first
+/// appears. Linear.
+pub fn group_by_rule(diagnostics: &[Diagnostic]) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut index: std::collections::HashMap<Rule, usize> = std::collections::HashMap::new();
+    for (i, d) in diagnostics.iter().enumerate() {
+        let g = *index.entry(d.rule).or_insert_with(|| {
+            groups.push(Group { rule: d.rule, severity: d.severity, items: Vec::new() });
+            groups.len() - 1
+        });
+        groups[g].items.push(i);
+    }
+    groups
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,5 +366,26 @@ mod tests {
             v,
             serde_json::json!({"severity": "warning", "code": "undeclared-variable", "path": "p", "message": "m", "hint": "h"})
         );
+    }
+
+    #[test]
+    fn grouping_by_rule_keeps_first_appearance_order_and_counts() {
+        let mut ds = vec![Diagnostic::new(Rule::UnusedVariable, "a", "x")];
+        ds.extend((0..50_000).map(|i| Diagnostic::new(Rule::UndeclaredVariable, format!("p{i}"), "m")));
+        ds.push(Diagnostic::new(Rule::UnusedVariable, "b", "y"));
+        ds.push(Diagnostic::new(Rule::ChecksSkipped, "c", "z").with_severity(Severity::Info));
+        let g = group_by_rule(&ds);
+        let summary: Vec<(&str, usize, Severity)> = g.iter().map(|g| (g.rule.code(), g.count(), g.severity)).collect();
+        assert_eq!(
+            summary,
+            [
+                ("unused-variable", 2, Severity::Warning),
+                ("undeclared-variable", 50_000, Severity::Warning),
+                ("checks-skipped", 1, Severity::Info)
+            ]
+        );
+        assert_eq!(g[0].items, [0, 50_001]);
+        assert_eq!(g[1].items[..2], [1, 2]);
+        assert!(group_by_rule(&[]).is_empty());
     }
 }

@@ -17,9 +17,12 @@ pub mod calls;
 pub mod diag;
 #[cfg(feature = "diff")]
 pub mod diff;
+pub mod display;
 pub mod export;
 #[cfg(feature = "providers")]
 pub mod import;
+pub mod jsonread;
+pub mod jsontext;
 pub mod jsonview;
 #[cfg(feature = "lint")]
 pub mod lint;
@@ -32,6 +35,7 @@ pub mod promptpoet;
 pub mod schema;
 pub mod skill;
 pub mod template;
+pub mod term;
 #[cfg(feature = "tokenizer")]
 pub mod tokens;
 pub mod truncate;

@@ -48,20 +48,54 @@ fn line_column(prefix: &[u8]) -> (usize, usize) {
     (line, column)
 }
 
-/// Reads a document from JSON text.
+/// Reads a document from JSON text. Duplicate keys are errors
+/// (`duplicate-key`); the rest of the document is still checked, with the
+/// later value of each duplicate (as JavaScript reads it).
 pub fn parse(text: &str) -> Result<Loaded, Vec<Diagnostic>> {
-    from_value(json(text).map_err(|e| vec![e])?)
+    let (value, duplicates) = read_json(text).map_err(|e| vec![e])?;
+    if duplicates.is_empty() {
+        return from_value(value);
+    }
+    let mut errors = duplicates;
+    if let Err(more) = from_value(value) {
+        errors.extend(more);
+    }
+    Err(errors)
 }
 
-/// JSON text as a value (a leading byte-order mark allowed), or the one
-/// error that says why not: `empty-document`, or `invalid-json` with its line
-/// and column (nesting deeper than 128 levels included).
-pub fn json(text: &str) -> Result<Value, Diagnostic> {
+/// JSON text as a value (a leading byte-order mark allowed) and the
+/// `duplicate-key` errors of its objects, or the one error that says why it
+/// is not JSON: `empty-document`, or `invalid-json` with its line and column
+/// (nesting deeper than 128 levels included).
+pub fn read_json(text: &str) -> Result<(Value, Vec<Diagnostic>), Diagnostic> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Err(Diagnostic::new(Rule::EmptyDocument, "", "the document is empty (expected a JSON object)"));
     }
-    serde_json::from_str::<Value>(text).map_err(|e| syntax_error(&e))
+    let (value, duplicates) = crate::jsonread::read(text).map_err(|e| syntax_error(&e))?;
+    let duplicates = duplicates
+        .into_iter()
+        .map(|d| {
+            Diagnostic::new(
+                Rule::DuplicateKey,
+                d.path,
+                format!("duplicate key `{}`: this object already has one, and readers disagree on which counts", d.key),
+            )
+            .with_hint("remove one of the two")
+        })
+        .collect();
+    Ok((value, duplicates))
+}
+
+/// JSON text as a value, or every reason it is not one ([`read_json`]'s
+/// error, or each duplicate key).
+pub fn json(text: &str) -> Result<Value, Vec<Diagnostic>> {
+    let (value, duplicates) = read_json(text).map_err(|e| vec![e])?;
+    if duplicates.is_empty() {
+        Ok(value)
+    } else {
+        Err(duplicates)
+    }
 }
 
 /// A JSON syntax error as a diagnostic whose path is `line L column C`.
@@ -354,7 +388,18 @@ impl Decoder {
             role
         });
         let timestamp = self.req(&o, "timestamp", Want::Number).and_then(|v| match v {
-            Value::Number(n) => Some(n.clone()),
+            Value::Number(n) if timestamp_ok(n) => Some(n.clone()),
+            Value::Number(n) => {
+                self.err(
+                    Rule::WrongType,
+                    join(path, "timestamp"),
+                    format!(
+                        "timestamp {n} is out of range: expected milliseconds since the epoch between \
+                         -8.64e15 and 8.64e15 (what a JavaScript Date holds)"
+                    ),
+                );
+                None
+            }
             _ => None,
         });
         let priority = self.opt(&o, "truncationPriority", Want::Count).map(|v| v.and_then(Value::as_u64));
@@ -489,7 +534,17 @@ impl Decoder {
             "document" => {
                 let (file_name, mime_type) = (self.string(o, "fileName"), self.string(o, "mimeType"));
                 let snippet = self.string(o, "snippet");
-                let size_bytes = self.req(o, "sizeBytes", Want::Count).and_then(Value::as_u64);
+                let size_bytes = self.req(o, "sizeBytes", Want::Count).and_then(Value::as_u64).and_then(|n| {
+                    if n > MAX_SAFE_INTEGER {
+                        self.err(
+                            Rule::WrongType,
+                            join(&o.path, "sizeBytes"),
+                            format!("sizeBytes {n} is out of range: at most 2^53 - 1 ({MAX_SAFE_INTEGER}), the largest integer every JSON reader holds exactly"),
+                        );
+                        return None;
+                    }
+                    Some(n)
+                });
                 let parsed_content = self.opt_string(o, "parsedContent");
                 Segment::Document(Document {
                     file_name: file_name?,
@@ -538,6 +593,20 @@ impl Decoder {
         }
         ok.then_some(out)
     }
+}
+
+/// The largest integer every JSON reader holds exactly (JavaScript's
+/// `Number.MAX_SAFE_INTEGER`, 2^53 - 1): the bound of `sizeBytes`.
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// The bound of `timestamp`, in milliseconds either side of the epoch: what a
+/// JavaScript `Date` holds (±100,000,000 days).
+pub const MAX_TIMESTAMP_MS: f64 = 8.64e15;
+
+/// Whether a timestamp is a finite number of milliseconds a `Date` can hold
+/// (`1e400`, which `arbitrary_precision` keeps as written, is not).
+fn timestamp_ok(n: &serde_json::Number) -> bool {
+    n.as_f64().is_some_and(|ms| ms.is_finite() && ms.abs() <= MAX_TIMESTAMP_MS)
 }
 
 /// A known field that differs from `key` only in case or `_`/`-` (`tool_name` → `toolName`).

@@ -171,7 +171,7 @@ impl std::error::Error for TruncateError {}
 /// never past `q + 1` (an integer below 2^53, exactly representable): the float
 /// ceiling is the integer ceiling. The product fits in `u64`: it is `step` when
 /// the quotient is 1, else below `2 * surplus <= 2^54`.
-fn target_for(surplus: u64, step: u64) -> u64 {
+pub(crate) fn target_for(surplus: u64, step: u64) -> u64 {
     debug_assert!(step >= 1 && surplus <= MAX_TOTAL_TOKENS);
     if surplus == 0 {
         0
@@ -328,7 +328,7 @@ pub struct PromptPoetPlan {
 impl PromptPoetPlan {
     /// `{"kept":[names in order],"total_tokens":N}`.
     pub fn to_json(&self) -> String {
-        serde_json::json!({ "kept": self.kept, "total_tokens": self.total_tokens }).to_string()
+        crate::jsontext::compact(&serde_json::json!({ "kept": self.kept, "total_tokens": self.total_tokens }))
     }
 }
 
@@ -462,7 +462,7 @@ pub fn common_prefix_len<A: AsRef<[u32]>, B: AsRef<[u32]>>(a: &[A], b: &[B]) -> 
 }
 
 /// Length of the common prefix of two equally long slices.
-fn matching_prefix(x: &[u32], y: &[u32]) -> usize {
+pub(crate) fn matching_prefix(x: &[u32], y: &[u32]) -> usize {
     const BLOCK: usize = 64;
     let mut at = 0;
     for (cx, cy) in x.chunks(BLOCK).zip(y.chunks(BLOCK)) {

@@ -314,7 +314,13 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn arguments(&mut self, calls: &Calls, tools: &HashMap<&str, &ToolItem>) {
+    /// Checks each call's arguments against its tool's schema. All checks
+    /// share one budget of steps ([`schema::DOCUMENT_STEPS`]) and equal
+    /// arguments of one tool are checked once; calls left unchecked are
+    /// reported together in one `checks-skipped` warning.
+    fn arguments(&mut self, calls: &Calls, tools: &HashMap<&str, &'a ToolItem>) {
+        let mut checker = schema::Checker::new(schema::DOCUMENT_STEPS);
+        let mut skipped = Skipped::default();
         for q in &calls.requests {
             let path = self.seg(q.at);
             if !openai_name_ok(&q.tool_name) {
@@ -328,14 +334,23 @@ impl<'a> Validator<'a> {
             let Segment::ToolCallRequest(req) = &self.envelope.messages[q.at.message].segments[q.at.segment] else {
                 continue;
             };
+            let key = serde_json::to_string(&req.arguments).unwrap_or_default();
             let args = serde_json::Value::Object(req.arguments.clone());
-            for problem in schema::check(schema, &args) {
-                self.add(
-                    Rule::ArgumentsSchema,
-                    format!("{path}.arguments"),
-                    format!("does not satisfy the schema of `{}`: {problem}", q.tool_name),
-                );
+            match checker.check_keyed(schema, &args, key) {
+                schema::Outcome::Checked(problems) => {
+                    for problem in problems {
+                        self.add(
+                            Rule::ArgumentsSchema,
+                            format!("{path}.arguments"),
+                            format!("does not satisfy the schema of `{}`: {problem}", q.tool_name),
+                        );
+                    }
+                }
+                schema::Outcome::Skipped(why) => skipped.add(why, &q.tool_name, || format!("{path}.arguments")),
             }
+        }
+        if let Some(d) = skipped.diagnostic(calls.requests.len()) {
+            self.out.push(d);
         }
     }
 
@@ -343,19 +358,16 @@ impl<'a> Validator<'a> {
     /// that directly follow its assistant message.
     fn call_order(&mut self, calls: &Calls) {
         let messages = &self.envelope.messages;
-        // The end (exclusive) of the run of tool messages after message `mi`.
-        let run_end =
-            |mi: usize| (mi + 1..messages.len()).find(|&k| messages[k].role != Role::Tool).unwrap_or(messages.len());
-        // The messages holding each request's results, in one pass.
-        let mut answered_in: Vec<Vec<usize>> = vec![Vec::new(); calls.requests.len()];
-        for r in &calls.results {
-            if let Some(i) = r.request {
-                answered_in[i].push(r.at.message);
-            }
+        // The end (exclusive) of the run of tool messages after message `mi`:
+        // `run_ends[mi]`, filled from the back in one pass.
+        let mut run_ends = vec![messages.len(); messages.len()];
+        for mi in (0..messages.len().saturating_sub(1)).rev() {
+            run_ends[mi] = if messages[mi + 1].role != Role::Tool { mi + 1 } else { run_ends[mi + 1] };
         }
-        for (q, answers) in calls.requests.iter().zip(&answered_in) {
+        let run_end = |mi: usize| run_ends.get(mi).copied().unwrap_or(messages.len());
+        for (i, q) in calls.requests.iter().enumerate() {
             let end = run_end(q.at.message);
-            let answered = answers.iter().any(|&m| m > q.at.message && m < end);
+            let answered = calls.answers_of(i).any(|r| r.at.message > q.at.message && r.at.message < end);
             if !answered {
                 let next = if end < messages.len() {
                     format!("before the next non-tool message ({})", self.loc.message(end))
@@ -378,4 +390,78 @@ impl<'a> Validator<'a> {
             }
         }
     }
+}
+
+/// Calls whose argument check was cut off, counted by reason and tool.
+#[derive(Default)]
+struct Skipped {
+    /// Where the first one stands.
+    first: Option<String>,
+    too_complex: Vec<(String, usize)>,
+    budget_spent: Vec<(String, usize)>,
+}
+
+impl Skipped {
+    fn add(&mut self, why: schema::Skip, tool: &str, path: impl FnOnce() -> String) {
+        if self.first.is_none() {
+            self.first = Some(path());
+        }
+        let list = match why {
+            schema::Skip::TooComplex => &mut self.too_complex,
+            schema::Skip::BudgetSpent => &mut self.budget_spent,
+        };
+        match list.iter_mut().find(|(t, _)| t == tool) {
+            Some((_, n)) => *n += 1,
+            None => list.push((tool.to_string(), 1)),
+        }
+    }
+
+    /// `` `t` ×790, `u` ×2`` (at most five tools, then how many more).
+    fn tools(list: &[(String, usize)]) -> String {
+        let mut parts: Vec<String> = list.iter().take(5).map(|(t, n)| format!("`{t}` ×{n}")).collect();
+        if list.len() > 5 {
+            parts.push(format!("and {} more tools", list.len() - 5));
+        }
+        parts.join(", ")
+    }
+
+    /// The one `checks-skipped` warning, if any call was skipped.
+    fn diagnostic(&self, calls: usize) -> Option<Diagnostic> {
+        let first = self.first.clone()?;
+        let count = |l: &[(String, usize)]| l.iter().map(|(_, n)| n).sum::<usize>();
+        let (complex, spent) = (count(&self.too_complex), count(&self.budget_spent));
+        let mut reasons = Vec::new();
+        if complex > 0 {
+            reasons.push(format!(
+                "{complex} because one check needed more than {} steps or {} levels ({})",
+                fmt_thousands(schema::CHECK_STEPS),
+                schema::MAX_DEPTH,
+                Self::tools(&self.too_complex)
+            ));
+        }
+        if spent > 0 {
+            reasons.push(format!(
+                "{spent} because the document's budget of {} steps was spent ({})",
+                fmt_thousands(schema::DOCUMENT_STEPS),
+                Self::tools(&self.budget_spent)
+            ));
+        }
+        let n = complex + spent;
+        let msg = format!(
+            "the arguments of {n} of {calls} call{} were not checked against their tool's schema: {}",
+            if calls == 1 { "" } else { "s" },
+            reasons.join("; ")
+        );
+        Some(
+            Diagnostic::new(Rule::ChecksSkipped, first, msg)
+                .with_hint("simplify the schema (self-references, anyOf/oneOf fan-out) or check these arguments with a full JSON Schema validator"),
+        )
+    }
+}
+
+/// `1000000` → `1,000,000`.
+fn fmt_thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let groups: Vec<&str> = digits.as_bytes().rchunks(3).rev().map(|g| std::str::from_utf8(g).unwrap_or("")).collect();
+    groups.join(",")
 }

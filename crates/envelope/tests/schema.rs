@@ -229,7 +229,9 @@ fn the_template_is_valid_and_odd_numbers_agree() {
     // Bounds of the integer fields.
     for (field, value, ok) in [
         ("sizeBytes", json!(0), true),
-        ("sizeBytes", json!(18446744073709551615u64), true),
+        ("sizeBytes", json!(9007199254740991u64), true),
+        ("sizeBytes", json!(9007199254740992u64), false),
+        ("sizeBytes", json!(18446744073709551615u64), false),
         ("sizeBytes", json!(-1), false),
         ("sizeBytes", json!(2.5), false),
         ("charCount", json!(-5), true),

@@ -146,6 +146,91 @@ fn mistyped_fields() {
     has(&e, "messages[0].segments[2].items[0].schema", "expected an object, found an array");
 }
 
+/// Errors of a document given as text (for what `json!` cannot write: duplicate keys, huge numbers).
+fn text_errors(text: &str) -> Vec<(String, String, &'static str)> {
+    match parse(text) {
+        Ok(l) => panic!("expected errors, got a valid document (warnings: {:?})", l.warnings),
+        Err(e) => e.into_iter().map(|d| (d.path.clone(), d.message.clone(), d.code())).collect(),
+    }
+}
+
+const DOC_HEAD: &str = r#"{"version":"1.0","messages":[{"id":"u","role":"user","timestamp":"#;
+
+#[test]
+fn duplicate_keys_are_errors_at_the_second_with_the_rest_still_checked() {
+    let text = format!(
+        r#"{DOC_HEAD}1,"segments":[{{"kind":"media","mediaType":"image","url":"javascript:alert(1)","url":"https://x/i.png"}},{{"kind":"text","content":"a","content":"b","content":"c"}},{{"kind":"nope"}}]}}],"version":"1.0"}}"#
+    );
+    let e = text_errors(&text);
+    let dups: Vec<&str> = e.iter().filter(|d| d.2 == "duplicate-key").map(|d| d.0.as_str()).collect();
+    assert_eq!(
+        dups,
+        [
+            "messages[0].segments[0].url",
+            "messages[0].segments[1].content",
+            "messages[0].segments[1].content",
+            "version"
+        ]
+    );
+    assert!(e[0].1.starts_with("duplicate key `url`"), "{e:?}");
+    // The rest of the document is checked too.
+    assert!(e.iter().any(|d| d.2 == "unknown-kind" && d.0 == "messages[0].segments[2].kind"), "{e:?}");
+    // The same document without the duplicates is valid up to the unknown kind.
+    let fixed = text.replace(r#""url":"javascript:alert(1)","#, "").replace(r#""content":"a","content":"b","#, "");
+    let fixed = fixed.replace(r#"}],"version":"1.0"}"#, "}]}");
+    assert!(text_errors(&fixed).iter().all(|d| d.2 != "duplicate-key"));
+}
+
+#[test]
+fn timestamps_must_be_finite_and_within_a_date() {
+    for (ts, ok) in [
+        ("1e400", false),
+        ("-1e400", false),
+        ("8.64e15", true),
+        ("-8640000000000000", true),
+        ("8640000000000001", false),
+        ("1e16", false),
+        ("1767225600000.5", true),
+        ("0", true),
+    ] {
+        let text = format!(r#"{DOC_HEAD}{ts},"segments":[{{"kind":"text","content":"a"}}]}}]}}"#);
+        match parse(&text) {
+            Ok(l) => {
+                assert!(ok, "{ts} accepted");
+                // Kept as written.
+                assert_eq!(
+                    l.envelope.messages[0].timestamp.to_string(),
+                    serde_json::from_str::<Value>(ts).unwrap().to_string()
+                );
+            }
+            Err(e) => {
+                assert!(!ok, "{ts} rejected: {e:?}");
+                assert_eq!(e[0].path, "messages[0].timestamp");
+                assert_eq!(e[0].code(), "wrong-type");
+                assert!(e[0].message.contains("out of range"), "{}", e[0].message);
+            }
+        }
+    }
+}
+
+#[test]
+fn sizes_must_be_integers_every_reader_holds() {
+    for (size, ok) in
+        [("9007199254740991", true), ("9007199254740992", false), ("1e30", false), ("18446744073709551616", false)]
+    {
+        let text = format!(
+            r#"{DOC_HEAD}0,"segments":[{{"kind":"document","fileName":"f","mimeType":"text/plain","snippet":"s","sizeBytes":{size}}}]}}]}}"#
+        );
+        match parse(&text) {
+            Ok(_) => assert!(ok, "{size} accepted"),
+            Err(e) => {
+                assert!(!ok, "{size} rejected: {e:?}");
+                assert_eq!((e[0].path.as_str(), e[0].code()), ("messages[0].segments[0].sizeBytes", "wrong-type"));
+            }
+        }
+    }
+}
+
 #[test]
 fn truncation_priority_must_be_a_non_negative_integer() {
     let mut m = msg("a", "user", json!([text("x")]));
@@ -418,6 +503,71 @@ fn arguments_against_schema() {
     assert_eq!(paths(&w), ["messages[1].segments[0].arguments", "messages[1].segments[0].arguments"]);
     assert!(w[0].message.contains("missing required property `city`"));
     assert!(w[1].message.contains("days: greater than the maximum 14"));
+}
+
+/// `d0` = allOf [d1, d1], …: 2^n paths, n + 1 levels deep.
+fn wide_schema(n: usize) -> Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..n {
+        let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+        defs.insert(format!("d{i}"), json!({"allOf": [next.clone(), next]}));
+    }
+    defs.insert(format!("d{n}"), json!({}));
+    json!({"type": "object", "$defs": defs, "allOf": [{"$ref": "#/$defs/d0"}]})
+}
+
+#[test]
+fn argument_checks_share_one_budget_and_skipped_ones_are_reported_once() {
+    let weather = json!({"type": "object", "properties": {"days": {"type": "integer"}}});
+    let mut calls = vec![req("weather", None, json!({"days": "x"}))];
+    calls.extend((0..3).map(|i| req("deep", None, json!({ "i": i }))));
+    calls.extend((0..40).map(|i| req("wide", None, json!({ "i": i }))));
+    calls.push(req("weather", None, json!({"days": "y"})));
+    let d = doc(json!([
+        msg(
+            "s",
+            "system",
+            json!([tools(json!([
+                {"name": "weather", "description": "d", "schema": weather},
+                {"name": "wide", "description": "d", "schema": wide_schema(30)},
+                {"name": "deep", "description": "d", "schema": {"type": "object", "anyOf": [{"$ref": "#"}, {"$ref": "#"}]}}
+            ]))])
+        ),
+        msg("a", "assistant", Value::Array(calls)),
+    ]));
+    let t = std::time::Instant::now();
+    let w = warnings(&d);
+    assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+    let skipped: Vec<&Diagnostic> = w.iter().filter(|d| d.code() == "checks-skipped").collect();
+    assert_eq!(skipped.len(), 1, "{w:#?}");
+    let m = &skipped[0].message;
+    assert_eq!(skipped[0].path, "messages[1].segments[1].arguments");
+    // Deep checks stop at 64 levels; about ten wide checks exhaust the
+    // budget; the rest, and the last weather call, are skipped.
+    assert!(m.starts_with("the arguments of 44 of 45 calls were not checked"), "{m}");
+    assert!(m.contains("because one check needed more than 100,000 steps or 64 levels (`deep` ×3, `wide` ×"), "{m}");
+    assert!(m.contains("because the document's budget of 1,000,000 steps was spent (`wide` ×"), "{m}");
+    assert!(m.ends_with(", `weather` ×1)"), "{m}");
+    // The first weather call was checked before the budget ran out; the last was not.
+    let args: Vec<&str> = w.iter().filter(|d| d.code() == "arguments-schema").map(|d| d.path.as_str()).collect();
+    assert_eq!(args, ["messages[1].segments[0].arguments"]);
+}
+
+#[test]
+fn equal_arguments_are_checked_once() {
+    let calls: Vec<Value> = (0..5_000).map(|_| req("wide", None, json!({"same": true}))).collect();
+    let d = doc(json!([
+        msg("s", "system", json!([tools(json!([{"name": "wide", "description": "d", "schema": wide_schema(30)}]))])),
+        msg("a", "assistant", Value::Array(calls)),
+        msg("t", "tool", Value::Array((0..5_000).map(|_| res("wide", None)).collect())),
+    ]));
+    let w = warnings(&d);
+    let skipped: Vec<&Diagnostic> = w.iter().filter(|d| d.code() == "checks-skipped").collect();
+    // One check at its own limit, remembered for the 4,999 others: the
+    // budget is never spent.
+    assert_eq!(skipped.len(), 1);
+    assert!(skipped[0].message.starts_with("the arguments of 5000 of 5000 calls"), "{}", skipped[0].message);
+    assert!(!skipped[0].message.contains("budget"), "{}", skipped[0].message);
 }
 
 #[test]

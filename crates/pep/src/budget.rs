@@ -2,11 +2,13 @@
 //! cache-aware truncation, from the command line.
 
 use envelope::export::contributions;
-use envelope::parts::{count_parts, part_texts};
+use std::collections::HashMap;
+
+use envelope::parts::{assemble, part_strings, part_texts};
 use envelope::tokens;
 use envelope::truncate::{self, Limit, PartBudget};
 
-use crate::{load, read, Failure};
+use crate::{leak, load, read, Failure};
 
 /// `pep tokens [FILE|-]`: the count of the raw UTF-8 text, and a newline.
 pub fn tokens(file: Option<&str>) -> Result<String, Failure> {
@@ -27,7 +29,13 @@ pub fn truncate_envelope(file: &str, limit: i64, step: i64) -> Result<String, Fa
     let loaded = load(file)?;
     let env = &loaded.envelope;
     let texts = part_texts(env, &contributions(env));
-    let parts = count_parts(&texts, |s| tokens::count(s) as u64);
+    // The report shows parts, not segments: only the part strings are
+    // counted (segment counts would double the tokenizer's work), each
+    // distinct string once.
+    let mut seen: HashMap<&str, u64> = HashMap::new();
+    let counts: Vec<u64> =
+        part_strings(&texts).into_iter().map(|s| *seen.entry(s).or_insert_with(|| tokens::count(s) as u64)).collect();
+    let parts = assemble(&texts, &counts, &[]);
     let budgets: Vec<PartBudget> = parts.iter().map(|p| p.budget()).collect();
     let limit = Limit::from_promptpoet(limit).map_err(truncate_failure)?;
     let step = match (limit, u64::try_from(step)) {
@@ -37,7 +45,10 @@ pub fn truncate_envelope(file: &str, limit: i64, step: i64) -> Result<String, Fa
     };
     let plan = truncate::plan(&budgets, limit, step).map_err(truncate_failure)?;
     let out = envelope::budget::truncate_report(&parts, &plan);
-    Ok(envelope::export::to_pretty(&out))
+    let text = envelope::export::to_pretty(&out);
+    leak(seen);
+    leak((out, parts, texts, loaded));
+    Ok(text)
 }
 
 /// `pep truncate --parts FILE`: PromptPoet's own shape, token counts given.

@@ -4,7 +4,7 @@
 use envelope::diff::{self, json};
 use envelope::export;
 
-use crate::{line, read, Failure};
+use crate::{line, read, Done, Failure};
 
 /// Output of `pep diff`.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -34,7 +34,7 @@ pub fn run(a: &str, b: &str, format: DiffFormat) -> Result<(String, bool), Failu
 /// golden file as JSON (formatting and key order aside). Equal: nothing, exit
 /// 0. Different: the field-level diff on stdout, exit 1. `--update` rewrites
 /// GOLDEN with the export (and says so on stderr).
-pub fn check_golden(output: &str, golden: &str, update: bool) -> Result<(String, bool), Failure> {
+pub fn check_golden(output: &str, golden: &str, update: bool) -> Result<(Done, bool), Failure> {
     let previous = std::fs::read(golden);
     let same = |prev: &[u8]| match (
         serde_json::from_slice::<serde_json::Value>(prev),
@@ -44,21 +44,21 @@ pub fn check_golden(output: &str, golden: &str, update: bool) -> Result<(String,
         _ => prev == output.as_bytes(),
     };
     if update {
-        match &previous {
-            Ok(prev) if same(prev) => eprintln!("{golden}: up to date"),
+        let said = match &previous {
+            Ok(prev) if same(prev) => format!("{golden}: up to date"),
             _ => {
                 std::fs::write(golden, output)
                     .map_err(|e| Failure::input(format!("{golden}: error: cannot write: {e}")))?;
-                eprintln!("{golden}: updated");
+                format!("{golden}: updated")
             }
-        }
-        return Ok((String::new(), false));
+        };
+        return Ok((Done { stderr: vec![said], ..Done::default() }, false));
     }
     let prev = previous.map_err(|e| {
         Failure::input(format!("{golden}: error: cannot read the golden file: {e} (run with --update to create it)"))
     })?;
     if same(&prev) {
-        return Ok((String::new(), false));
+        return Ok((Done::default(), false));
     }
     let text =
         match (serde_json::from_slice::<serde_json::Value>(&prev), serde_json::from_str::<serde_json::Value>(output)) {
@@ -76,5 +76,5 @@ pub fn check_golden(output: &str, golden: &str, update: bool) -> Result<(String,
                 diff::line_diff(&String::from_utf8_lossy(&prev), output, "")
             ),
         };
-    Ok((text, true))
+    Ok((Done::from(text), true))
 }

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use envelope::export::{render, Target};
 use envelope::import::{self, Format};
-use envelope::{export, parse, parse_bytes, skill, Diagnostic, Notice};
+use envelope::{export, parse, parse_bytes, skill, term, Diagnostic, Notice};
 
 mod budget;
 mod diff;
@@ -194,19 +194,36 @@ impl Failure {
     }
 }
 
-type Outcome = Result<String, Failure>;
+/// A command that ran: its stdout, lines for stderr (warnings, notes), and
+/// its exit status (0, or 1 for a report whose verdict is "no").
+#[derive(Default)]
+pub struct Done {
+    pub stdout: String,
+    pub stderr: Vec<String>,
+    pub code: u8,
+}
 
-/// A `Failure` code that means "print `lines` (one report) on stdout and exit 1".
-const REPORT: u8 = 255;
+impl From<String> for Done {
+    fn from(stdout: String) -> Self {
+        Done { stdout, ..Done::default() }
+    }
+}
+
+impl Done {
+    /// The same, with `lines` for stderr before its own.
+    pub fn with_stderr(mut self, mut lines: Vec<String>) -> Self {
+        lines.append(&mut self.stderr);
+        self.stderr = lines;
+        self
+    }
+}
+
+type Outcome = Result<Done, Failure>;
 
 /// A report and its verdict as an outcome: true (errors found, documents
 /// differ) exits 1 with the report on stdout.
-fn report(r: Result<(String, bool), Failure>) -> Outcome {
-    match r {
-        Ok((out, false)) => Ok(out),
-        Ok((out, true)) => Err(Failure { lines: vec![out], code: REPORT }),
-        Err(f) => Err(f),
-    }
+fn report(r: Result<(Done, bool), Failure>) -> Outcome {
+    r.map(|(done, no)| Done { code: u8::from(no), ..done })
 }
 
 fn main() -> ExitCode {
@@ -216,48 +233,62 @@ fn main() -> ExitCode {
         Command::Import { from, file } => import_file(&file, from.format()),
         Command::Export { format, file, check: None, .. } => export_file(&file, format.target()),
         Command::Export { format, file, check: Some(golden), update } => {
-            report(export_file(&file, format.target()).and_then(|out| diff::check_golden(&out, &golden, update)))
+            report(export_file(&file, format.target()).and_then(|out| {
+                let (checked, no) = diff::check_golden(&out.stdout, &golden, update)?;
+                Ok((checked.with_stderr(out.stderr), no))
+            }))
         }
-        Command::Diff { a, b, format } => report(diff::run(&a, &b, format).map_err(|f| Failure { code: 2, ..f })),
+        Command::Diff { a, b, format } => report(
+            diff::run(&a, &b, format).map(|(out, no)| (Done::from(out), no)).map_err(|f| Failure { code: 2, ..f }),
+        ),
         Command::Skill { file } => skill_json(&file),
-        Command::Tokens { file } => budget::tokens(file.as_deref()),
-        Command::Lint { files, format, config, env, max_tokens } => {
-            report(lint::run(&files, format, config.as_deref(), env.as_deref(), max_tokens))
-        }
-        Command::Rules { format } => Ok(lint::rules(format)),
+        Command::Tokens { file } => budget::tokens(file.as_deref()).map(Done::from),
+        Command::Lint { files, format, config, env, max_tokens } => report(
+            lint::run(&files, format, config.as_deref(), env.as_deref(), max_tokens)
+                .map(|(out, no)| (Done::from(out), no)),
+        ),
+        Command::Rules { format } => Ok(Done::from(lint::rules(format))),
         Command::Truncate { limit, step, template: Some(template), data, .. } => {
             template::truncate(&template, data.as_deref(), limit.unwrap_or(-1), step.unwrap_or(1))
         }
         Command::Truncate { limit, step, parts: true, file: Some(file), .. } => {
-            budget::truncate_parts(&file, limit, step)
+            budget::truncate_parts(&file, limit, step).map(Done::from)
         }
         Command::Truncate { limit, step, file: Some(file), .. } => {
-            budget::truncate_envelope(&file, limit.unwrap_or(-1), step.unwrap_or(1))
+            budget::truncate_envelope(&file, limit.unwrap_or(-1), step.unwrap_or(1)).map(Done::from)
         }
         Command::Truncate { .. } => Err(Failure::input("error: give a FILE or --template TEMPLATE")),
         Command::Render { data, envelope, template } => template::render(&template, data.as_deref(), envelope),
     };
-    let mut stdout = std::io::stdout().lock();
-    let mut stderr = std::io::stderr().lock();
-    match outcome {
-        // A report whose verdict is "no" (lint errors, documents that differ):
-        // the report on stdout, exit 1.
-        Err(Failure { lines, code: REPORT }) => {
-            let _ = stdout.write_all(lines.concat().as_bytes());
-            ExitCode::from(1)
-        }
-        Ok(out) => {
-            // A closed pipe (`pep export x | head`) is not an error worth a panic.
-            let _ = stdout.write_all(out.as_bytes());
-            ExitCode::SUCCESS
-        }
-        Err(Failure { lines, code }) => {
-            for line in lines {
-                let _ = writeln!(stderr, "{line}");
-            }
-            ExitCode::from(code)
-        }
+    let (stdout, stderr, code) = match outcome {
+        Ok(Done { stdout, stderr, code }) => (stdout, stderr, ExitCode::from(code)),
+        Err(Failure { lines, code }) => (String::new(), lines, ExitCode::from(code)),
+    };
+    emit(&stdout, &stderr);
+    code
+}
+
+/// The only place output is written. What a document holds reaches both
+/// streams (names, kinds, field names, URLs in diagnostics; strings in JSON),
+/// so nothing is written raw: each stderr line is escaped whole (line breaks
+/// included), stdout keeps its line feeds and tabs (`envelope::term`). JSON
+/// on stdout comes from `envelope::jsontext`, which already writes such
+/// characters as `\u` escapes, so this changes nothing there.
+fn emit(stdout: &str, stderr: &[String]) {
+    // A closed pipe (`pep export x | head`) is not an error worth a panic.
+    let mut err = std::io::stderr().lock();
+    for line in stderr {
+        let _ = writeln!(err, "{}", term::escape_line(line));
     }
+    let _ = err.flush();
+    let _ = std::io::stdout().lock().write_all(term::escape_text(stdout).as_bytes());
+}
+
+/// Leaves `value` to the end of the process instead of freeing it: `pep`
+/// exits right after printing, and freeing a large document (hundreds of
+/// thousands of small allocations) took a quarter of its time.
+pub fn leak<T>(value: T) {
+    std::mem::forget(value);
 }
 
 /// The bytes of a file, or of stdin for `-`.
@@ -287,7 +318,10 @@ fn validate(files: &[String]) -> Outcome {
     let mut failed = false;
     for file in files {
         match load(file) {
-            Ok(loaded) => lines.extend(loaded.warnings.iter().map(|d| line(file, d))),
+            Ok(loaded) => {
+                lines.extend(loaded.warnings.iter().map(|d| line(file, d)));
+                leak(loaded);
+            }
             Err(f) => {
                 failed = true;
                 lines.extend(f.lines);
@@ -297,20 +331,13 @@ fn validate(files: &[String]) -> Outcome {
     if failed {
         Err(Failure { lines, code: 1 })
     } else {
-        // Warnings are not failures: print them to stderr and succeed.
-        let mut stderr = std::io::stderr().lock();
-        for l in lines {
-            let _ = writeln!(stderr, "{l}");
-        }
-        Ok(String::new())
+        // Warnings are not failures: they go to stderr and the command succeeds.
+        Ok(Done { stderr: lines, ..Done::default() })
     }
 }
 
-fn print_warnings(file: &str, warnings: &[Diagnostic]) {
-    let mut stderr = std::io::stderr().lock();
-    for d in warnings {
-        let _ = writeln!(stderr, "{}", line(file, d));
-    }
+fn warning_lines(file: &str, warnings: &[Diagnostic]) -> Vec<String> {
+    warnings.iter().map(|d| line(file, d)).collect()
 }
 
 /// `FILE: note: PATH: message`.
@@ -318,11 +345,8 @@ pub fn note_line(file: &str, n: &Notice) -> String {
     format!("{file}: note: {n}")
 }
 
-fn print_notes(file: &str, notices: &[Notice]) {
-    let mut stderr = std::io::stderr().lock();
-    for n in notices {
-        let _ = writeln!(stderr, "{}", note_line(file, n));
-    }
+fn note_lines(file: &str, notices: &[Notice]) -> Vec<String> {
+    notices.iter().map(|n| note_line(file, n)).collect()
 }
 
 fn failure(file: &str, errors: &[Diagnostic]) -> Failure {
@@ -332,36 +356,36 @@ fn failure(file: &str, errors: &[Diagnostic]) -> Failure {
 fn import_file(file: &str, from: Option<Format>) -> Outcome {
     let bytes = read(file)?;
     let imported = import::import_bytes(&bytes, from).map_err(|e| failure(file, &e))?;
-    print_notes(file, &imported.notices);
-    Ok(export::to_pretty(&imported.raw))
+    let done = Done::from(export::to_pretty(&imported.raw)).with_stderr(note_lines(file, &imported.notices));
+    leak(imported);
+    Ok(done)
 }
 
 /// Reads an envelope or a request body: a body that is recognisably a
-/// request is imported (its notices printed); anything else is read as an
-/// envelope, with the envelope's errors and warnings.
-fn load_any(file: &str) -> Result<envelope::Envelope, Failure> {
+/// request is imported (its notices as lines for stderr); anything else is
+/// read as an envelope, with the envelope's errors and warnings.
+fn load_any(file: &str) -> Result<(envelope::Envelope, Vec<String>), Failure> {
     let bytes = read(file)?;
     let text = parse::utf8(&bytes).map_err(|e| failure(file, &[e]))?;
-    let value = parse::json(text).map_err(|e| failure(file, &[e]))?;
+    let value = parse::json(text).map_err(|e| failure(file, &e))?;
     match import::detect(&value) {
         Ok(format) if format != Format::Envelope => {
             let imported = import::import_value(value, Some(format)).map_err(|e| failure(file, &e))?;
-            print_notes(file, &imported.notices);
-            Ok(imported.envelope)
+            Ok((imported.envelope, note_lines(file, &imported.notices)))
         }
         _ => {
             let loaded = parse::from_value(value).map_err(|e| failure(file, &e))?;
-            print_warnings(file, &loaded.warnings);
-            Ok(loaded.envelope)
+            Ok((loaded.envelope, warning_lines(file, &loaded.warnings)))
         }
     }
 }
 
 fn export_file(file: &str, target: Target) -> Outcome {
-    let envelope = load_any(file)?;
+    let (envelope, mut stderr) = load_any(file)?;
     let exported = render(&envelope, target);
-    print_notes(file, &exported.notices);
-    Ok(exported.text)
+    stderr.extend(note_lines(file, &exported.notices));
+    leak(envelope);
+    Ok(Done::from(exported.text).with_stderr(stderr))
 }
 
 fn skill_json(file: &str) -> Outcome {
@@ -374,10 +398,8 @@ fn skill_json(file: &str) -> Outcome {
     })?;
     let folder = Path::new(file).parent().and_then(Path::file_name).and_then(|n| n.to_str());
     match skill::parse_skill(text, folder) {
-        Ok((skill, warnings)) => {
-            print_warnings(file, &warnings);
-            Ok(export::to_pretty(&serde_json::to_value(&skill).unwrap_or_default()))
-        }
+        Ok((skill, warnings)) => Ok(Done::from(export::to_pretty(&serde_json::to_value(&skill).unwrap_or_default()))
+            .with_stderr(warning_lines(file, &warnings))),
         Err(errors) => Err(Failure { lines: errors.iter().map(|d| line(file, d)).collect(), code: 1 }),
     }
 }

@@ -4,7 +4,7 @@
 use envelope::promptpoet::{self, RenderError};
 use envelope::{export, tokens, Diagnostic};
 
-use crate::{line, read, Failure};
+use crate::{line, read, Done, Failure};
 
 fn text_of(file: &str) -> Result<String, Failure> {
     let bytes = read(file)?;
@@ -24,12 +24,8 @@ fn data_of(file: Option<&str>) -> Result<serde_json::Value, Failure> {
         .map_err(|e| Failure::input(format!("{file}: error: line {} column {}: not JSON: {e}", e.line(), e.column())))
 }
 
-fn warn(file: &str, warnings: &[Diagnostic]) {
-    use std::io::Write;
-    let mut stderr = std::io::stderr().lock();
-    for d in warnings {
-        let _ = writeln!(stderr, "{}", line(file, d));
-    }
+fn warn(file: &str, warnings: &[Diagnostic]) -> Vec<String> {
+    warnings.iter().map(|d| line(file, d)).collect()
 }
 
 fn render_failure(file: &str, e: &RenderError) -> Failure {
@@ -42,38 +38,45 @@ fn render_failure(file: &str, e: &RenderError) -> Failure {
     Failure { lines, code: 1 }
 }
 
-fn rendered(template: &str, data: Option<&str>) -> Result<promptpoet::Rendered, Failure> {
+/// The rendered template and the lines of its warnings.
+fn rendered(template: &str, data: Option<&str>) -> Result<(promptpoet::Rendered, Vec<String>), Failure> {
     let text = text_of(template)?;
     let data = data_of(data)?;
     let r = promptpoet::render(&text, &data).map_err(|e| render_failure(template, &e))?;
-    warn(template, &r.warnings);
-    Ok(r)
+    let lines = warn(template, &r.warnings);
+    Ok((r, lines))
 }
 
 /// `pep render TEMPLATE [--data DATA] [--envelope]`.
-pub fn render(template: &str, data: Option<&str>, as_envelope: bool) -> Result<String, Failure> {
-    let r = rendered(template, data)?;
+pub fn render(template: &str, data: Option<&str>, as_envelope: bool) -> Result<Done, Failure> {
+    let (r, mut stderr) = rendered(template, data)?;
     if !as_envelope {
-        return Ok(export::to_pretty(&r.to_json()));
+        return Ok(Done::from(export::to_pretty(&r.to_json())).with_stderr(stderr));
     }
     let (env, warnings) = promptpoet::to_envelope(&r);
-    warn(template, &warnings);
+    stderr.extend(warn(template, &warnings));
     let text = export::to_pretty(&serde_json::to_value(&env).unwrap_or_default());
     // The envelope is read back as any document is: what it prints is valid.
     match envelope::parse(&text) {
         Ok(loaded) => {
-            warn(template, &loaded.warnings);
-            Ok(text)
+            stderr.extend(warn(template, &loaded.warnings));
+            Ok(Done::from(text).with_stderr(stderr))
         }
-        Err(errors) => Err(Failure { lines: errors.iter().map(|d| line(template, d)).collect(), code: 1 }),
+        Err(errors) => {
+            stderr.extend(errors.iter().map(|d| line(template, d)));
+            Err(Failure { lines: stderr, code: 1 })
+        }
     }
 }
 
 /// `pep truncate --template TEMPLATE [--data DATA] --limit N [--step K]`.
-pub fn truncate(template: &str, data: Option<&str>, limit: i64, step: i64) -> Result<String, Failure> {
-    let r = rendered(template, data)?;
+pub fn truncate(template: &str, data: Option<&str>, limit: i64, step: i64) -> Result<Done, Failure> {
+    let (r, stderr) = rendered(template, data)?;
     let counts: Vec<u64> = r.parts.iter().map(|p| tokens::count(&p.content) as u64).collect();
-    let plan = promptpoet::plan_truncation(&r, &counts, limit, step)
-        .map_err(|e| Failure { lines: vec![format!("{template}: error: {}: {e}", e.class())], code: 2 })?;
-    Ok(export::to_pretty(&promptpoet::truncation_report(&r, &counts, &plan)))
+    let plan = promptpoet::plan_truncation(&r, &counts, limit, step).map_err(|e| {
+        let mut lines = stderr.clone();
+        lines.push(format!("{template}: error: {}: {e}", e.class()));
+        Failure { lines, code: 2 }
+    })?;
+    Ok(Done::from(export::to_pretty(&promptpoet::truncation_report(&r, &counts, &plan))).with_stderr(stderr))
 }

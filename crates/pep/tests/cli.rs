@@ -503,3 +503,124 @@ fn truncate_a_template() {
     let o = pep(&["truncate", "--limit", "5"]);
     assert_eq!(o.status.code(), Some(2), "a FILE or --template is required: {}", err(&o));
 }
+
+/// The terminal escapes of issue #12, and the other characters that must
+/// not reach a terminal raw.
+const ESCAPES: &[(&str, &str, &str)] = &[
+    // (name, payload, how it must appear on stderr)
+    ("title", "\u{1b}]0;pwned\u{7}", "\\u{1b}]0;pwned\\u{7}"),
+    ("erase", "\u{1b}[2K\rfake.json: ok\n", "\\u{1b}[2K\\rfake.json: ok\\n"),
+    ("osc52", "\u{1b}]52;c;Y3VybCBldmlsLnNoIHwgc2g=\u{7}", "\\u{1b}]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\u{7}"),
+    ("conceal", "\u{1b}[8mhidden", "\\u{1b}[8mhidden"),
+    ("c1csi", "\u{9b}2K\rfake.json: ok", "\\u{9b}2K\\rfake.json: ok"),
+    ("nul", "a\u{0}b", "a\\u{0}b"),
+    ("bidi", "abc\u{202e}dcb\u{2066}x\u{2069}", "abc\\u{202e}dcb\\u{2066}x\\u{2069}"),
+    ("del", "a\u{7f}b", "a\\u{7f}b"),
+    ("lsep", "a\u{2028}b\u{2029}c", "a\\u{2028}b\\u{2029}c"),
+];
+
+/// A JSON string literal with C1, DEL, bidi and U+2028/9 written raw (as a
+/// hostile file may; C0 must be escaped in JSON).
+fn raw_json(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Raw bytes a terminal acts on: C0 but line feed, DEL, C1 (as UTF-8) and
+/// the bidi controls.
+fn terminal_controls(bytes: &[u8]) -> Vec<char> {
+    String::from_utf8_lossy(bytes)
+        .chars()
+        .filter(|&c| {
+            (c < ' ' && c != '\n')
+                || ('\u{7f}'..='\u{9f}').contains(&c)
+                || ('\u{202a}'..='\u{202e}').contains(&c)
+                || ('\u{2066}'..='\u{2069}').contains(&c)
+                || c == '\u{2028}'
+                || c == '\u{2029}'
+        })
+        .collect()
+}
+
+fn assert_terminal_safe(o: &Output, file: &str, what: &str) {
+    assert_eq!(terminal_controls(&o.stderr), vec![], "{what}: raw controls on stderr: {:?}", err(o));
+    assert_eq!(terminal_controls(&o.stdout), vec![], "{what}: raw controls on stdout: {:?}", out(o));
+    for line in err(o).lines() {
+        // Every line is the tool's own, about this file: none is forged.
+        assert!(line.starts_with(&format!("{file}: ")), "{what}: forged line {line:?}");
+        assert!(!line.starts_with("fake.json"), "{what}: {line:?}");
+    }
+}
+
+#[test]
+fn document_text_never_reaches_the_terminal_raw() {
+    for &(name, payload, shown) in ESCAPES {
+        // Errors: the payload as a kind, a role, a field name and a media URL.
+        let bad = format!(
+            r#"{{"version":"1.0","messages":[
+            {{"id":"m0","role":"user","timestamp":0,"segments":[{{"kind":{kind},"content":"c"}}]}},
+            {{"id":"m1","role":{role},"timestamp":0,"segments":[{{"kind":"text","content":"c"}}]}},
+            {{"id":"m2","role":"user","timestamp":0,"segments":[{{"kind":"text","content":"c",{field}:1}}]}},
+            {{"id":"m3","role":"user","timestamp":0,"segments":[{{"kind":"media","mediaType":"image","url":{url}}}]}}]}}"#,
+            kind = raw_json(&format!("x{payload}")),
+            role = raw_json(&format!("x{payload}")),
+            field = raw_json(payload),
+            url = raw_json(&format!("javascript:{payload}")),
+        );
+        let f = Temp::new(&format!("escape-{name}.bad.json"), bad.as_bytes());
+        for cmd in ["validate", "export"] {
+            let o = pep(&[cmd, f.path()]);
+            assert_eq!(o.status.code(), Some(1), "{name} {cmd}: {}", err(&o));
+            assert_terminal_safe(&o, f.path(), &format!("{name} {cmd}"));
+            let e = err(&o);
+            for needle in [
+                format!("unknown kind `x{shown}`"),
+                format!("unknown role `x{shown}`"),
+                format!("unknown field `{shown}`"),
+                format!("URL `javascript:{shown}"),
+            ] {
+                assert!(e.contains(&needle), "{name} {cmd}: no {needle:?} in {e}");
+            }
+            assert_eq!(e.lines().count(), 4, "{name} {cmd}: {e}");
+        }
+        // Warnings and export: the payload in a tool name and description,
+        // a variable's name and value, and a text.
+        let ok = format!(
+            r#"{{"version":"1.0","messages":[
+            {{"id":"s","role":"system","timestamp":0,"segments":[
+                {{"kind":"tool_overview","items":[{{"name":{tool},"description":{desc}}}],"collapsed":true}},
+                {{"kind":"static_var","name":{var},"value":{value}}}]}},
+            {{"id":"u","role":"user","timestamp":0,"segments":[{{"kind":"text","content":{text}}}]}}]}}"#,
+            tool = raw_json(&format!("t{payload}")),
+            desc = raw_json(&format!("d{payload}")),
+            var = raw_json(&format!("v{payload}")),
+            value = raw_json(payload),
+            text = raw_json(&format!("c{payload}")),
+        );
+        let f = Temp::new(&format!("escape-{name}.ok.json"), ok.as_bytes());
+        let o = pep(&["validate", f.path()]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", err(&o));
+        assert_terminal_safe(&o, f.path(), &format!("{name} validate"));
+        assert!(err(&o).contains(&format!("tool name `t{shown}`")), "{name}: {}", err(&o));
+        assert!(err(&o).contains(&format!("static_var `v{shown}`")), "{name}: {}", err(&o));
+        let o = pep(&["export", f.path()]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", err(&o));
+        assert_terminal_safe(&o, f.path(), &format!("{name} export"));
+        // stdout is JSON equal to what the document says, with `\u` escapes.
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["tools"][0]["function"]["name"], format!("t{payload}").as_str());
+        assert_eq!(v["messages"][0]["content"], format!("c{payload}").as_str());
+        let o = pep(&["truncate", "--limit", "-1", f.path()]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", err(&o));
+        assert_terminal_safe(&o, f.path(), &format!("{name} truncate"));
+    }
+}

@@ -34,7 +34,7 @@ pub fn load_any(bytes: &[u8]) -> Result<Loaded, Vec<Diagnostic>> {
     {
         use crate::import::{self, Format};
         let text = crate::parse::utf8(bytes).map_err(|e| vec![e])?;
-        let value = crate::parse::json(text).map_err(|e| vec![e])?;
+        let value = crate::parse::json(text)?;
         match import::detect(&value) {
             Ok(format) if format != Format::Envelope => {
                 import::import_value(value, Some(format)).map(import::Imported::into_loaded)

@@ -32,9 +32,11 @@ pub fn shell_quote(s: &str) -> String {
     out
 }
 
-/// The body as sent: pretty JSON, as the JSON export shows it (without its final newline).
+/// The body as sent: pretty JSON, exactly as the JSON export shows it
+/// (control and bidi characters as `\u` escapes, [`crate::jsontext`]),
+/// without its final newline.
 pub fn body_text(body: &Value) -> String {
-    serde_json::to_string_pretty(body).unwrap_or_default()
+    crate::jsontext::pretty(body)
 }
 
 fn command(url: &str, headers: &[&str], body: &Value) -> String {

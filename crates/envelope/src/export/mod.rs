@@ -218,10 +218,11 @@ pub fn contributions_with(envelope: &Envelope, vars: &Vars, calls: &Calls) -> Co
     Contributions { tools, messages }
 }
 
-/// The export as text: pretty JSON (two-space indent) and a final newline.
+/// The export as text: pretty JSON (two-space indent) and a final newline,
+/// control and bidi characters in strings as `\u` escapes ([`crate::jsontext`]).
 /// The CLI prints it, the app shows, copies and downloads it.
 pub fn to_pretty(value: &Value) -> String {
-    let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
+    let mut s = crate::jsontext::pretty(value);
     s.push('\n');
     s
 }

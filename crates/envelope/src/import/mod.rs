@@ -97,7 +97,7 @@ pub fn import(text: &str) -> Result<Imported, Vec<Diagnostic>> {
 
 /// Reads JSON text as `from`, or as the format [`detect`] finds.
 pub fn import_as(text: &str, from: Option<Format>) -> Result<Imported, Vec<Diagnostic>> {
-    import_value(parse::json(text).map_err(|e| vec![e])?, from)
+    import_value(parse::json(text)?, from)
 }
 
 /// Reads bytes (UTF-8 JSON) as `from`, or as the format [`detect`] finds.
