@@ -1,42 +1,16 @@
 // Budgets 1 and 7a: what the first load transfers (gzip -9 of the files
 // index.html references), that loading `/` fetches no tokenizer worker file,
 // and the worker + vocabulary size.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
-import { extname, join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { firstLoad, gz } from './first-load.mjs';
 import { BASE, freshPage, root, state } from './lib.mjs';
 
-/** `gzip -9` size (the gzip program; zlib level 9 where there is none). */
-const gz = (file) => {
-  try {
-    return execFileSync('gzip', ['-9', '-c', file], { maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'] }).length;
-  } catch {
-    return gzipSync(readFileSync(file), { level: 9 }).length;
-  }
-};
 const KB = 1000;
-
-/** Every same-origin path index.html references (attributes and inline module imports). */
-export function referencedFiles(html) {
-  const out = new Set();
-  for (const m of html.matchAll(/\b(?:href|src)="(\/[^"#?]*)"/g)) out.add(m[1]);
-  for (const m of html.matchAll(/['"](\/[^'"\s]+\.(?:js|mjs|wasm|css))['"]/g)) out.add(m[1]);
-  return [...out];
-}
 
 export async function sizes(results, browser) {
   const dist = join(root, 'dist');
-  const html = readFileSync(join(dist, 'index.html'), 'utf8');
-  const files = referencedFiles(html);
-  const rows = [{ path: '/index.html', kind: 'html', raw: statSync(join(dist, 'index.html')).size, gzip: gz(join(dist, 'index.html')) }];
-  for (const p of files) {
-    const kind = { '.js': 'js', '.mjs': 'js', '.wasm': 'wasm', '.css': 'css' }[extname(p)] || 'other';
-    rows.push({ path: p, kind, raw: statSync(join(dist, p)).size, gzip: gz(join(dist, p)) });
-  }
-  const counted = rows.filter((r) => ['html', 'js', 'wasm', 'css'].includes(r.kind));
+  const { rows, counted, total } = firstLoad(dist);
   const bad = counted.filter((r) => /token-worker/.test(r.path));
-  const total = counted.reduce((n, r) => n + r.gzip, 0);
   console.log('  first-load files (gzip -9 bytes):');
   for (const r of rows) console.log(`    ${r.kind.padEnd(5)} ${r.path.padEnd(40)} ${String(r.raw).padStart(9)} raw ${String(r.gzip).padStart(9)} gz${r.kind === 'other' ? ' (not counted)' : ''}`);
   results.add({

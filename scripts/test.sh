@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, the native tests of every crate, the
-# component tests in headless Chromium, and the end-to-end tests against the
-# release build served on 127.0.0.1. Installs what is missing first.
+# component tests in headless Chromium, the first-load size gate on the
+# release build, and the end-to-end tests against that build served on
+# 127.0.0.1. Installs what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -32,6 +33,9 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 
 step "release build"
 trunk build --release
+
+step "first-load size gate (gzip -9 of what index.html loads; bench/SIZE.md)"
+node bench/size-gate.mjs dist
 
 step "end-to-end tests in headless Chromium"
 node tests/e2e/run.mjs

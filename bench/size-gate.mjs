@@ -1,0 +1,43 @@
+// The first-load size gate (issue 11), run by scripts/test.sh right after
+// `trunk build --release`: fails (exit 1) when the gzip -9 sum of what
+// dist/index.html loads (html + js + wasm + css, as bench/size.mjs counts it)
+// exceeds the budget, or when the first load references a tokenizer worker
+// file. Cheap and deterministic: no browser, no network.
+//
+// The budget ratchets down: it is the first-load figure when this gate last
+// moved + 2 %, until the target (300 KB) is met; then the target. A change
+// that makes the first load smaller should lower BUDGET (its figure + 2 %) in
+// the same commit; bench/SIZE.md says what the bytes are and where they went.
+//
+// Usage: node bench/size-gate.mjs [dist]     (SIZE_BUDGET=bytes overrides)
+import { join, resolve } from 'node:path';
+import { firstLoad } from './first-load.mjs';
+
+/** gzip -9 bytes of the first load when the gate last moved (bench/SIZE.md). */
+export const BASELINE = 413_854;
+/** The issue's target: 300 KB (1 KB = 1,000 bytes). */
+export const TARGET = 300_000;
+export const BUDGET = Number(process.env.SIZE_BUDGET) || Math.max(TARGET, Math.round(BASELINE * 1.02));
+
+const dist = resolve(process.argv[2] || join(import.meta.dirname, '..', 'dist'));
+const { rows, total } = firstLoad(dist);
+const w = Math.max(...rows.map((r) => r.path.length));
+for (const r of rows) {
+  const name = r.path.replace(/-[0-9a-f]{16}(?=[._])/, '');
+  console.log(`  ${r.kind.padEnd(5)} ${name.padEnd(w)} ${String(r.raw).padStart(9)} raw ${String(r.gzip).padStart(8)} gzip${r.kind === 'other' ? '  (not counted)' : ''}`);
+}
+const worker = rows.filter((r) => /token-worker/.test(r.path));
+const pct = (x) => `${((100 * x) / BUDGET).toFixed(1)} %`;
+console.log(`first load: ${total} bytes gzip -9 (budget ${BUDGET} = ${pct(total)}; target ${TARGET})`);
+let ok = true;
+if (total > BUDGET) {
+  console.error(`FAIL: the first load is ${total - BUDGET} bytes over its budget of ${BUDGET} (gzip -9). See bench/SIZE.md for what the bytes are.`);
+  ok = false;
+}
+if (worker.length) {
+  console.error(`FAIL: the first load references tokenizer worker files: ${worker.map((r) => r.path).join(', ')}`);
+  ok = false;
+}
+if (ok) console.log('size-gate: 1 passed, 0 failed');
+else console.log('size-gate: 0 passed, 1 failed');
+process.exit(ok ? 0 : 1);
