@@ -395,7 +395,7 @@ async fn loader_lists_path_errors_and_keeps_the_current_view() {
 
 use pep_app::budget::{Budget, Counted};
 use pep_app::components::budget::BudgetPanel;
-use pep_app::tokens::Encoded;
+use pep_app::worker::tokens::Encoded;
 
 /// Counts with one "token" per byte: the view logic is tested here, the
 /// tokenizer by the core's oracle tests and the end-to-end tests.
