@@ -163,10 +163,7 @@ impl Session {
         // localStorage keeps about 5 million UTF-16 units per site:
         // do not spend time encoding what cannot fit.
         let saved = if text.encode_utf16().count() > STORAGE_UNITS {
-            Err(format!(
-                "it is {:.1} MB, more than the browser's storage keeps (about 5 MB)",
-                text.len() as f64 / 1e6
-            ))
+            Err(format!("it is {:.1} MB, more than the browser's storage keeps (about 5 MB)", text.len() as f64 / 1e6))
         } else {
             let name = match &doc.source {
                 Source::File(n) => Some(n.clone()),
@@ -363,3 +360,32 @@ impl Default for Expansion {
 /// The expand/collapse order of the message a panel sits in.
 #[derive(Clone, Copy)]
 pub struct MessageOrder(pub RwSignal<Order>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preferences_saved_before_the_export_picker_still_load() {
+        let old: PrefsData = serde_json::from_str(r#"{"theme":"dark","split":40.0,"tab":"raw"}"#).unwrap();
+        assert_eq!(old.tab, Tab::Raw);
+        assert_eq!(old.export, "openai");
+        let new: PrefsData = serde_json::from_str(r#"{"tab":"openai","export":"curl-anthropic"}"#).unwrap();
+        assert_eq!(Target::from_code(&new.export), Some(Target::CurlAnthropic));
+    }
+
+    #[test]
+    fn stored_documents_with_and_without_an_origin_read_back() {
+        let plain: StoredDocument = serde_json::from_str(r#"{"name":null,"text":"{}"}"#).unwrap();
+        assert!(plain.imported.is_none());
+        assert!(!serde_json::to_string(&plain).unwrap().contains("imported"));
+        let origin = Origin {
+            format: "anthropic".into(),
+            label: "Anthropic Messages".into(),
+            notices: vec![envelope::Notice::new("system[1].cache_control", "a cache breakpoint stood here")],
+        };
+        let doc = StoredDocument { name: Some("r.json".into()), text: "{}".into(), imported: Some(origin.clone()) };
+        let back: StoredDocument = serde_json::from_str(&serde_json::to_string(&doc).unwrap()).unwrap();
+        assert_eq!(back.imported, Some(origin));
+    }
+}

@@ -204,11 +204,8 @@ pub fn ImportedFrom() -> impl IntoView {
         let origin = doc.origin.clone()?;
         let n = origin.notices.len();
         let open = RwSignal::new(false);
-        let summary = if n == 0 {
-            " — everything in it has a place in the envelope.".to_string()
-        } else {
-            String::new()
-        };
+        let summary =
+            if n == 0 { " — everything in it has a place in the envelope.".to_string() } else { String::new() };
         Some(view! {
             <section class="notice info imported" data-testid="imported-from" data-format=origin.format.clone()>
                 <header>

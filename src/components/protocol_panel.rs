@@ -41,9 +41,7 @@ pub fn shown_file(doc: &Doc, tab: Tab, export: &ExportState) -> Option<(Arc<str>
     let stem = doc.source.stem();
     match (tab, export) {
         (Tab::Raw, _) => Some((doc.raw_text(), format!("{stem}.envelope.json"), "application/json")),
-        (Tab::Openai, ExportState::Ready(e)) => {
-            Some((e.text.clone(), e.target.file_name(&stem), e.target.mime_type()))
-        }
+        (Tab::Openai, ExportState::Ready(e)) => Some((e.text.clone(), e.target.file_name(&stem), e.target.mime_type())),
         _ => None,
     }
 }
@@ -84,10 +82,11 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             export.set(ExportState::Ready(e));
             return;
         }
+        export.set(ExportState::Preparing(t));
+        // The engine loads only when the export tab shows this format.
         if tab.get() != Tab::Openai {
             return;
         }
-        export.set(ExportState::Preparing(t));
         leptos::task::spawn_local(async move {
             let made = worker::export::ensure(d, t).await;
             // Only the latest ask is shown (not one for another document or format).
@@ -270,4 +269,31 @@ pub fn JsonView(#[prop(into)] text: Arc<str>) -> impl IntoView {
         </div>
     }
     .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_and_download_follow_the_shown_export() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/demos/d.json")).unwrap();
+        let doc = Doc::load(crate::doc::Source::Demo('d'), text.as_bytes()).unwrap();
+        let chat = ExportState::Ready(doc.openai_export());
+        let (t, name, mime) = shown_file(&doc, Tab::Openai, &chat).unwrap();
+        assert_eq!((&*t, name.as_str(), mime), (&*doc.openai_text(), "demo-d.openai.json", "application/json"));
+        let curl =
+            ExportState::Ready(Export { target: Target::CurlOpenai, text: "curl".into(), notices: Arc::new([]) });
+        let (t, name, mime) = shown_file(&doc, Tab::Openai, &curl).unwrap();
+        assert_eq!((&*t, name.as_str(), mime), ("curl", "demo-d.openai.sh", "text/x-shellscript"));
+        let anthropic =
+            ExportState::Ready(Export { target: Target::Anthropic, text: "{}".into(), notices: Arc::new([]) });
+        assert_eq!(shown_file(&doc, Tab::Openai, &anthropic).unwrap().1, "demo-d.anthropic.json");
+        // The raw tab is the document, whatever the picked export.
+        let (t, name, _) = shown_file(&doc, Tab::Raw, &curl).unwrap();
+        assert_eq!((&*t, name.as_str()), (&*doc.raw_text(), "demo-d.envelope.json"));
+        // Nothing to copy while the engine prepares the export or failed.
+        assert!(shown_file(&doc, Tab::Openai, &ExportState::Preparing(Target::Anthropic)).is_none());
+        assert!(shown_file(&doc, Tab::Openai, &ExportState::Failed(Target::Anthropic, "x".into())).is_none());
+    }
 }

@@ -28,7 +28,7 @@ pub fn abbreviate(value: &Value) -> (String, bool) {
     let short = match value {
         Value::Object(o) => format!("{{…}} {}", count(o.len(), "key")),
         Value::Array(a) => format!("[…] {}", count(a.len(), "item")),
-        Value::String(s) => format!("\"{}…\"", s.chars().take(SHORT_CHARS - 4).collect::<String>()),
+        Value::String(s) => format!("\"{}…\"", s.chars().take(SHORT_CHARS - 3).collect::<String>()),
         // Numbers as written can be long (arbitrary precision): cut them too.
         _ => format!("{}…", compact.chars().take(SHORT_CHARS - 1).collect::<String>()),
     };
@@ -109,7 +109,7 @@ mod tests {
         assert_eq!(abbreviate(&json!(["aaaaaaaaaa", "bbbbbbbbbb", "cccccccccc"])), ("[…] 3 items".into(), true));
         let (s, cut) = abbreviate(&json!("论".repeat(40)));
         assert!(cut);
-        assert_eq!(s, format!("\"{}…\"", "论".repeat(28)));
+        assert_eq!(s, format!("\"{}…\"", "论".repeat(29)));
         assert_eq!(s.chars().count(), SHORT_CHARS);
     }
 }

@@ -163,7 +163,10 @@ pub async fn call(message: Object) -> Result<JsValue, String> {
 }
 
 /// Runs a JSON operation: `request` serialised, the reply deserialised.
-pub async fn call_json<Q: serde::Serialize, R: serde::de::DeserializeOwned>(op: &str, request: &Q) -> Result<R, String> {
+pub async fn call_json<Q: serde::Serialize, R: serde::de::DeserializeOwned>(
+    op: &str,
+    request: &Q,
+) -> Result<R, String> {
     let text = serde_json::to_string(request).map_err(|e| format!("the request could not be written: {e}"))?;
     let message = Object::new();
     set(&message, "op", &JsValue::from_str(op));
@@ -178,5 +181,6 @@ pub async fn call_json<Q: serde::Serialize, R: serde::de::DeserializeOwned>(op: 
 /// A reply's JSON text as its type; a reply that does not fit is an error
 /// that says so (a cached worker older than the page, say).
 pub fn read_reply<R: serde::de::DeserializeOwned>(op: &str, reply: &str) -> Result<R, String> {
-    serde_json::from_str(reply).map_err(|e| format!("the engine worker's `{op}` reply does not read ({e}); reload the page"))
+    serde_json::from_str(reply)
+        .map_err(|e| format!("the engine worker's `{op}` reply does not read ({e}); reload the page"))
 }

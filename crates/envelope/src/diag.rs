@@ -300,7 +300,8 @@ mod tests {
         let plain: Diagnostic =
             serde_json::from_str(r#"{"severity":"error","code":"wrong-type","path":"a","message":"m"}"#).unwrap();
         assert_eq!(plain, Diagnostic::new(Rule::WrongType, "a", "m"));
-        let unknown = serde_json::from_str::<Diagnostic>(r#"{"severity":"error","code":"no-such","path":"","message":"m"}"#);
+        let unknown =
+            serde_json::from_str::<Diagnostic>(r#"{"severity":"error","code":"no-such","path":"","message":"m"}"#);
         assert!(unknown.unwrap_err().to_string().contains("unknown rule code `no-such`"));
         let n = Notice::new("messages[0].name", "not represented");
         assert_eq!(serde_json::from_value::<Notice>(serde_json::to_value(&n).unwrap()).unwrap(), n);

@@ -104,9 +104,7 @@ pub fn from_value(raw: Value) -> Result<Loaded, Vec<Diagnostic>> {
 pub fn meant_as_envelope(value: &Value) -> bool {
     let Value::Object(o) = value else { return false };
     o.contains_key("version")
-        || o.get("messages")
-            .and_then(Value::as_array)
-            .is_some_and(|m| m.iter().any(|x| x.get("segments").is_some()))
+        || o.get("messages").and_then(Value::as_array).is_some_and(|m| m.iter().any(|x| x.get("segments").is_some()))
 }
 
 /// The structural pass alone: the model (when the document is an object with

@@ -88,7 +88,9 @@ fn demos_export_to_every_target() {
         let text = std::fs::read_to_string(root().join(format!("demos/{c}.json"))).unwrap();
         let demo = envelope::parse(&text).unwrap().envelope;
         for target in Target::ALL {
-            let export::Reply::Exported { text: got, .. } = export_text(&text, target) else { panic!("{c} {target:?}") };
+            let export::Reply::Exported { text: got, .. } = export_text(&text, target) else {
+                panic!("{c} {target:?}")
+            };
             assert_eq!(got, render(&demo, target).text, "demo {c}: {target:?}");
         }
         // OpenAI Chat through the worker is the main thread's text.
@@ -114,7 +116,10 @@ fn bodies_that_do_not_import_give_every_error_with_its_path() {
     let got: Vec<(&str, &str)> = errors.iter().map(|e| (e.code(), e.path.as_str())).collect();
     assert_eq!(
         got,
-        [("import-unknown-role", "messages[0].role"), ("import-arguments", "messages[1].tool_calls[0].function.arguments")]
+        [
+            ("import-unknown-role", "messages[0].role"),
+            ("import-arguments", "messages[1].tool_calls[0].function.arguments")
+        ]
     );
 }
 
@@ -128,7 +133,8 @@ fn messages_the_engine_cannot_serve_are_errors_not_panics() {
     let e = json_op_named("import").unwrap()(r#"{"txt": 1}"#).unwrap_err();
     assert!(e.contains("does not fit"), "{e}");
     // An envelope that does not read is the reply's errors, with paths.
-    let export::Reply::Failed { errors } = export_text(r#"{"version": "2.0", "messages": []}"#, Target::Anthropic) else {
+    let export::Reply::Failed { errors } = export_text(r#"{"version": "2.0", "messages": []}"#, Target::Anthropic)
+    else {
         panic!("exported")
     };
     assert_eq!(errors[0].path, "version");

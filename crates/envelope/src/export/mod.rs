@@ -24,9 +24,9 @@ mod target;
 
 pub use crate::diag::Notice;
 pub use openai_chat::{message_json, openai_json, openai_request, openai_request_filtered};
+pub use target::Target;
 #[cfg(feature = "providers")]
 pub use target::{render, render_with, Exported};
-pub use target::Target;
 
 use serde_json::{json, Value};
 
