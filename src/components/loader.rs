@@ -167,11 +167,7 @@ pub fn LoadErrors() -> impl IntoView {
                     </header>
                     <p class="muted">"The document on screen is unchanged."</p>
                     {engine}
-                    <ul class="diag-list">
-                        {f.errors.into_iter().map(|d| view! {
-                            <li><code class="path">{if d.path.is_empty() { "(document)".to_string() } else { d.path.clone() }}</code>" "{d.message}</li>
-                        }).collect::<Vec<_>>()}
-                    </ul>
+                    <PathList items=f.errors.into_iter().map(|d| (d.path, d.message)).collect() whole="(document)"/>
                 </section>
             }
         })
@@ -203,31 +199,58 @@ pub fn ImportedFrom() -> impl IntoView {
         let doc = session.doc.get()?;
         let origin = doc.origin.clone()?;
         let n = origin.notices.len();
-        let open = RwSignal::new(false);
-        let summary =
-            if n == 0 { " — everything in it has a place in the envelope.".to_string() } else { String::new() };
+        let items: Vec<(String, String)> = origin.notices.into_iter().map(|d| (d.path, d.message)).collect();
         Some(view! {
-            <section class="notice info imported" data-testid="imported-from" data-format=origin.format.clone()>
+            <section class="notice info imported" data-testid="imported-from" data-format=origin.format>
                 <header>
                     <Ico name="file-code"/>
-                    <span>" Imported from "<strong>{origin.label.clone()}</strong>{summary}</span>
-                    {(n > 0).then(|| view! {
-                        <button type="button" class="link" data-testid="import-notices-toggle"
-                            aria-expanded=move || open.get().to_string()
-                            on:click=move |_| open.update(|o| *o = !*o)>
-                            {format!("{} not carried over as written", count(n, "note"))}
-                        </button>
-                    })}
+                    <span>" Imported from "<strong>{origin.label}</strong>
+                        {(n == 0).then_some(" — everything in it has a place in the envelope.")}</span>
                 </header>
-                <Show when=move || open.get()>
-                    <ul class="diag-list" data-testid="import-notices">
-                        {origin.notices.iter().map(|d| view! {
-                            <li><code class="path">{if d.path.is_empty() { "(request)".to_string() } else { d.path.clone() }}</code>" "{d.message.clone()}</li>
-                        }).collect::<Vec<_>>()}
-                    </ul>
-                </Show>
+                {(n > 0).then(|| view! {
+                    <Notes summary=format!("{} not carried over as written", count(n, "note")) items whole="(request)"
+                        toggle_testid="import-notices-toggle" list_testid="import-notices"/>
+                })}
             </section>
         })
+    }
+}
+
+/// `path message` lines (an empty path reads as `whole`).
+#[component]
+pub fn PathList(
+    items: Vec<(String, String)>,
+    whole: &'static str,
+    #[prop(default = None)] testid: Option<&'static str>,
+) -> impl IntoView {
+    view! {
+        <ul class="diag-list" data-testid=testid>
+            {items.into_iter().map(|(path, message)| view! {
+                <li><code class="path">{if path.is_empty() { whole.to_string() } else { path }}</code>" "{message}</li>
+            }).collect::<Vec<_>>()}
+        </ul>
+    }
+}
+
+/// A disclosure: `summary` as a toggle, the [`PathList`] below it when open.
+#[component]
+pub fn Notes(
+    #[prop(into)] summary: String,
+    items: Vec<(String, String)>,
+    whole: &'static str,
+    #[prop(optional)] toggle_testid: Option<&'static str>,
+    #[prop(optional)] list_testid: Option<&'static str>,
+) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let items = StoredValue::new(items);
+    view! {
+        <button type="button" class="link notes-toggle" data-testid=toggle_testid
+            aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
+            <Ico name="info"/>" "{summary}
+        </button>
+        <Show when=move || open.get()>
+            <PathList items=items.get_value() whole testid=list_testid/>
+        </Show>
     }
 }
 
@@ -258,11 +281,7 @@ pub fn Warnings() -> impl IntoView {
                     <button type="button" class="link" on:click=move |_| session.warnings_dismissed.set(true)>"Dismiss"</button>
                 </header>
                 <Show when=move || open.get()>
-                    <ul class="diag-list">
-                        {doc.warnings.iter().map(|d| view! {
-                            <li><code class="path">{d.path.clone()}</code>" "{d.message.clone()}</li>
-                        }).collect::<Vec<_>>()}
-                    </ul>
+                    <PathList items=doc.warnings.iter().map(|d| (d.path.clone(), d.message.clone())).collect() whole="(document)"/>
                 </Show>
             </section>
         })

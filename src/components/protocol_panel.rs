@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use crate::components::icons::Ico;
+use crate::components::loader::Notes;
 use envelope::export::Target;
 use envelope::jsonview::line_ranges;
 use envelope::Notice;
@@ -200,28 +201,16 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
 /// What the shown export cannot express, by path into the envelope.
 #[component]
 fn ExportNotices(target: Target, notices: Arc<[Notice]>) -> impl IntoView {
-    if notices.is_empty() {
-        return ().into_any();
-    }
-    let open = RwSignal::new(false);
-    let n = notices.len();
-    view! {
-        <section class="export-notices" data-testid="export-notices">
-            <button type="button" class="link" aria-expanded=move || open.get().to_string()
-                on:click=move |_| open.update(|o| *o = !*o)>
-                <Ico name="info"/>
-                {format!(" {}: what {} cannot express as the envelope has it", count(n, "note"), target.label())}
-            </button>
-            <Show when=move || open.get()>
-                <ul class="diag-list">
-                    {notices.iter().map(|d| view! {
-                        <li><code class="path">{if d.path.is_empty() { "(document)".to_string() } else { d.path.clone() }}</code>" "{d.message.clone()}</li>
-                    }).collect::<Vec<_>>()}
-                </ul>
-            </Show>
-        </section>
-    }
-    .into_any()
+    (!notices.is_empty()).then(|| {
+        let summary =
+            format!("{}: what {} cannot express as the envelope has it", count(notices.len(), "note"), target.label());
+        let items = notices.iter().map(|d| (d.path.clone(), d.message.clone())).collect();
+        view! {
+            <section class="export-notices" data-testid="export-notices">
+                <Notes summary items whole="(document)"/>
+            </section>
+        }
+    })
 }
 
 /// Pretty JSON, coloured; long texts render only the lines on screen.
