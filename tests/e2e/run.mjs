@@ -493,9 +493,15 @@ test('every export format: Copy and Download equal `pep export --format X`, for 
   }
   for (const dir of ['openai', 'responses', 'anthropic']) {
     const rel = `crates/envelope/tests/fixtures/requests/${dir}/tools-and-params.json`;
-    await paste(page, readFileSync(join(root, rel), 'utf8'), { loads: true });
+    // Two pasted, one opened as a file (its downloads are named after it).
+    if (dir === 'responses') {
+      await page.getByTestId('open-file').setInputFiles(join(root, rel));
+      await page.waitForURL(`${BASE}/doc`);
+    } else {
+      await paste(page, readFileSync(join(root, rel), 'utf8'), { loads: true });
+    }
     await page.getByTestId('imported-from').filter({ hasText: LABELS[dir] }).waitFor();
-    await checkAll('pasted', rel, true);
+    await checkAll(dir === 'responses' ? 'tools-and-params' : 'pasted', rel, true);
   }
   // The choice is a preference; OpenAI Chat needs no engine on a fresh load.
   await page.getByTestId('export-format').selectOption('curl-anthropic');
