@@ -11,7 +11,9 @@ use leptos_router::path;
 use crate::browser;
 use crate::budget::Budget;
 use crate::components::conversation::Conversation;
-use crate::components::loader::{drag_has_files, on_drop, LoadErrors, Notices, OpenButton, PasteButton, Warnings};
+use crate::components::loader::{
+    drag_has_files, on_drop, ImportProgress, ImportedFrom, LoadErrors, Notices, OpenButton, PasteButton, Warnings,
+};
 use crate::components::protocol_panel::ProtocolPanel;
 use crate::doc::{Doc, Source};
 use crate::state::{Expansion, Prefs, Session};
@@ -62,11 +64,13 @@ fn Frame(children: Children) -> impl IntoView {
             <Header/>
             <div class="notices">
                 <Notices/>
+                <ImportProgress/>
                 <LoadErrors/>
+                <ImportedFrom/>
                 <Warnings/>
             </div>
             {children()}
-            <div class="drop-hint" aria-hidden="true">"Drop an envelope JSON file to open it"</div>
+            <div class="drop-hint" aria-hidden="true">"Drop a JSON file to open it: an envelope, or an OpenAI or Anthropic request"</div>
         </div>
     }
 }
@@ -196,7 +200,7 @@ fn UserDocPage() -> impl IntoView {
             fallback=|| view! {
                 <div class="empty pad">
                     <h2>"No document of yours yet"</h2>
-                    <p>"Use “Open…” or “Paste…” above, or drop an envelope JSON file anywhere on the page."</p>
+                    <p>"Use “Open…” or “Paste…” above, or drop a JSON file anywhere on the page: an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request."</p>
                     <p><A href="/">"Back to the demos"</A></p>
                 </div>
             }>

@@ -182,8 +182,12 @@ pub fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
-/// `YYYY-MM-DD HH:MM` in local time for a timestamp in ms since the epoch.
+/// `YYYY-MM-DD HH:MM` in local time for a timestamp in ms since the epoch;
+/// nothing for 0, which means "unknown" (imported requests carry no times).
 pub fn format_time(ms: f64) -> String {
+    if ms == 0.0 {
+        return String::new();
+    }
     let d = js_sys::Date::new(&JsValue::from_f64(ms));
     if d.get_time().is_nan() {
         return String::new();

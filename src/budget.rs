@@ -15,7 +15,7 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::doc::Doc;
-use crate::tokens;
+use crate::worker::tokens;
 
 /// Token counts and ids of one document.
 #[derive(Debug)]

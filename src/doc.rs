@@ -2,12 +2,13 @@
 //! the export text, the raw text, variables and call pairing. Views read it;
 //! nothing rewrites it (toggles are UI state).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use envelope::calls::Calls;
-use envelope::export::{self, Contributions};
+use envelope::export::{self, Contributions, Target};
 use envelope::template::Vars;
-use envelope::{Diagnostic, Envelope, Loaded, Segment};
+use envelope::{parse, Diagnostic, Envelope, Loaded, Notice, Segment};
+use serde::{Deserialize, Serialize};
 
 /// Where a document came from; names its downloads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,6 +50,38 @@ impl Source {
     }
 }
 
+/// Where an imported document came from: the request format it was read
+/// from, and what of the request has no place in the envelope.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Origin {
+    /// `openai`, `responses`, `anthropic` (`import::Format::code`).
+    pub format: String,
+    /// "Anthropic Messages" (`import::Format::label`).
+    pub label: String,
+    /// The import's notices, by JSON path into the request.
+    #[serde(default)]
+    pub notices: Vec<Notice>,
+}
+
+/// An export as the protocol panel shows, copies and downloads it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Export {
+    pub target: Target,
+    /// What `pep export --format` prints.
+    pub text: Arc<str>,
+    /// What the target cannot express as the envelope has it.
+    pub notices: Arc<[Notice]>,
+}
+
+/// What the user's bytes turned out to be.
+#[derive(Debug)]
+pub enum Reading {
+    /// An envelope (read here), or text that is not JSON at all.
+    Done(Result<Arc<Doc>, Vec<Diagnostic>>),
+    /// JSON not meant as an envelope: a request body for the engine's import.
+    Import(String),
+}
+
 /// A template variable as the session bar shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VarDef {
@@ -63,9 +96,13 @@ pub struct Doc {
     pub source: Source,
     pub envelope: Envelope,
     pub warnings: Vec<Diagnostic>,
+    /// Set when the document was imported from a provider's request.
+    pub origin: Option<Origin>,
     /// The document as loaded (key order kept), for the raw view.
     raw: serde_json::Value,
-    openai_text: OnceLock<Arc<str>>,
+    openai: OnceLock<Export>,
+    /// Exports the engine made (other targets than OpenAI Chat).
+    exports: Mutex<Vec<Export>>,
     raw_text: OnceLock<Arc<str>>,
     pub vars: Vars,
     pub var_defs: Vec<VarDef>,
@@ -75,6 +112,11 @@ pub struct Doc {
 
 impl Doc {
     pub fn new(source: Source, loaded: Loaded) -> Arc<Doc> {
+        Doc::with_origin(source, loaded, None)
+    }
+
+    /// A document imported from a request (`origin`), or not (`None`).
+    pub fn with_origin(source: Source, loaded: Loaded, origin: Option<Origin>) -> Arc<Doc> {
         let Loaded { envelope, raw, warnings } = loaded;
         let vars = Vars::of(&envelope);
         let calls = Calls::pair(&envelope);
@@ -95,8 +137,10 @@ impl Doc {
         }
         Arc::new(Doc {
             source,
+            origin,
             raw,
-            openai_text: OnceLock::new(),
+            openai: OnceLock::new(),
+            exports: Mutex::new(Vec::new()),
             raw_text: OnceLock::new(),
             vars,
             calls,
@@ -109,12 +153,37 @@ impl Doc {
 
     /// The OpenAI request as `pep export` prints it (computed on first use).
     pub fn openai_text(&self) -> Arc<str> {
-        self.openai_text
+        self.openai_export().text
+    }
+
+    /// The OpenAI Chat export with its notices, made here (computed on first
+    /// use): the first screen never waits for the engine.
+    pub fn openai_export(&self) -> Export {
+        self.openai
             .get_or_init(|| {
-                let request = export::openai_request_filtered(&self.envelope, &self.contributions, None, true);
-                export::to_pretty(&request).into()
+                let mut notices = Vec::new();
+                let request =
+                    export::openai_chat::request(&self.envelope, &self.contributions, None, true, &mut notices);
+                Export { target: Target::OpenaiChat, text: export::to_pretty(&request).into(), notices: notices.into() }
             })
             .clone()
+    }
+
+    /// The export to `target` if it is at hand: OpenAI Chat always, the
+    /// others once the engine has made them.
+    pub fn export_ready(&self, target: Target) -> Option<Export> {
+        if target == Target::OpenaiChat {
+            return Some(self.openai_export());
+        }
+        self.exports.lock().ok()?.iter().find(|e| e.target == target).cloned()
+    }
+
+    /// Keeps an export the engine made, for the next time it is asked for.
+    pub fn keep_export(&self, export: Export) {
+        if let Ok(mut list) = self.exports.lock() {
+            list.retain(|e| e.target != export.target);
+            list.push(export);
+        }
     }
 
     /// The document as loaded, pretty-printed with its key order (computed on first use).
@@ -125,6 +194,33 @@ impl Doc {
     /// Reads `bytes` as a document.
     pub fn load(source: Source, bytes: &[u8]) -> Result<Arc<Doc>, Vec<Diagnostic>> {
         envelope::parse_bytes(bytes).map(|l| Doc::new(source, l))
+    }
+
+    /// Reads the user's bytes: an envelope here; JSON not meant as one
+    /// (`parse::meant_as_envelope`) is a request for the engine. Text that
+    /// is not UTF-8 JSON gets its error here, whatever it was meant to be.
+    pub fn read(source: Source, bytes: &[u8]) -> Reading {
+        let text = match parse::utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => return Reading::Done(Err(vec![e])),
+        };
+        let (value, duplicates) = match parse::read_json(text) {
+            Ok(read) => read,
+            Err(e) => return Reading::Done(Err(vec![e])),
+        };
+        if parse::meant_as_envelope(&value) {
+            // Duplicate keys are errors; the rest is still checked (as `parse` does).
+            let read = parse::from_value(value);
+            Reading::Done(match (read, duplicates.is_empty()) {
+                (Ok(l), true) => Ok(Doc::new(source, l)),
+                (Ok(_), false) => Err(duplicates),
+                (Err(more), _) => Err(duplicates.into_iter().chain(more).collect()),
+            })
+        } else if !duplicates.is_empty() {
+            Reading::Done(Err(duplicates))
+        } else {
+            Reading::Import(text.to_string())
+        }
     }
 
     /// How many segments the document has.

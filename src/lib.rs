@@ -10,7 +10,7 @@ pub mod budget;
 pub mod components;
 pub mod doc;
 pub mod state;
-pub mod tokens;
+pub mod worker;
 
 pub use app::App;
 

@@ -4,12 +4,14 @@
 
 use std::sync::Arc;
 
+use envelope::export::Target;
 use envelope::Diagnostic;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::browser;
-use crate::doc::{Doc, Source};
+use crate::doc::{Doc, Origin, Reading, Source};
+use crate::worker;
 
 /// Storage key of the user's own document.
 pub const DOC_KEY: &str = "pep/v1/document";
@@ -18,11 +20,22 @@ const STORAGE_UNITS: usize = 4_900_000;
 /// Storage key of UI preferences.
 pub const PREFS_KEY: &str = "pep/v1/prefs";
 
-/// A document that failed to load: where it came from and every error.
+/// A document that failed to load: where it came from and every error, or
+/// why the engine could not import it (with what to try again).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadFailure {
     pub source: String,
     pub errors: Vec<Diagnostic>,
+    /// The engine worker failed (did not load, crashed): its message, and
+    /// the bytes to import again.
+    pub engine: Option<(String, Retry)>,
+}
+
+/// What to open again after the engine failed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Retry {
+    pub source: Source,
+    pub bytes: Arc<[u8]>,
 }
 
 /// A message for the user that stays until dismissed.
@@ -45,6 +58,10 @@ pub struct Session {
     /// Warnings of the current document were dismissed.
     pub warnings_dismissed: RwSignal<bool>,
     pub notices: RwSignal<Vec<Notice>>,
+    /// What the engine is importing now (its source's label), if anything.
+    pub importing: RwSignal<Option<String>>,
+    /// Counts opens: only the latest one's result is applied.
+    opening: StoredValue<u64>,
 }
 
 impl Session {
@@ -55,6 +72,8 @@ impl Session {
             load_failure: RwSignal::new(None),
             warnings_dismissed: RwSignal::new(false),
             notices: RwSignal::new(Vec::new()),
+            importing: RwSignal::new(None),
+            opening: StoredValue::new(0),
         }
     }
 
@@ -77,47 +96,91 @@ impl Session {
         self.doc.set(Some(doc));
     }
 
-    /// Reads the user's bytes; on success it becomes the user document (and
-    /// is saved), on failure the errors are listed and nothing else changes.
-    /// Returns whether it loaded.
-    pub fn open_user_document(&self, source: Source, bytes: &[u8]) -> bool {
-        match Doc::load(source.clone(), bytes) {
-            Ok(doc) => {
-                self.load_failure.set(None);
-                let text = String::from_utf8_lossy(bytes);
-                // localStorage keeps about 5 million UTF-16 units per site:
-                // do not spend time encoding what cannot fit.
-                let saved = if text.encode_utf16().count() > STORAGE_UNITS {
-                    Err(format!(
-                        "it is {:.1} MB, more than the browser's storage keeps (about 5 MB)",
-                        bytes.len() as f64 / 1e6
-                    ))
-                } else {
-                    let name = match &source {
-                        Source::File(n) => Some(n.clone()),
-                        _ => None,
-                    };
-                    browser::save(DOC_KEY, &StoredDocument { name, text: text.into_owned() })
-                };
-                if let Err(e) = saved {
-                    let before = if browser::has(DOC_KEY) {
-                        " The document saved before stays in storage: the next visit opens that one."
-                    } else {
-                        ""
-                    };
-                    self.notify(
-                        format!("Your document is open but could not be saved for the next visit: {e}.{before}"),
-                        true,
-                    );
-                }
-                self.user_doc.set(Some(doc));
-                true
+    /// Reads the user's bytes: an envelope here, a request body in the
+    /// engine (`importing` says so meanwhile; the view on screen stays). On
+    /// success it becomes the user document (and is saved); on failure the
+    /// errors are listed and nothing else changes. Resolves to whether it
+    /// loaded (false too when a later open overtook it).
+    pub async fn open_user_document(self, source: Source, bytes: Arc<[u8]>) -> bool {
+        let Some(seq) = self.opening.try_update_value(|n| {
+            *n += 1;
+            *n
+        }) else {
+            return false;
+        };
+        let text = match Doc::read(source.clone(), &bytes) {
+            Reading::Done(Ok(doc)) => {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                self.importing.try_set(None);
+                return self.accept(doc, text);
             }
-            Err(errors) => {
-                self.load_failure.set(Some(LoadFailure { source: source.label(), errors }));
+            Reading::Done(Err(errors)) => {
+                self.importing.try_set(None);
+                self.fail(LoadFailure { source: source.label(), errors, engine: None });
+                return false;
+            }
+            Reading::Import(text) => text,
+        };
+        self.importing.try_set(Some(source.label()));
+        let reply = worker::import::import(text).await;
+        if self.opening.try_get_value() != Some(seq) {
+            return false;
+        }
+        self.importing.try_set(None);
+        match reply {
+            Ok(worker::import::Reply::Imported { format, label, envelope, notices }) => {
+                let origin = Origin { format, label, notices };
+                match envelope::parse(&envelope) {
+                    Ok(loaded) => self.accept(Doc::with_origin(source, loaded, Some(origin)), envelope),
+                    // The engine's envelope always reads; if it ever does not, say so.
+                    Err(errors) => {
+                        self.fail(LoadFailure { source: source.label(), errors, engine: None });
+                        false
+                    }
+                }
+            }
+            Ok(worker::import::Reply::Failed { errors }) => {
+                self.fail(LoadFailure { source: source.label(), errors, engine: None });
+                false
+            }
+            Err(e) => {
+                let label = source.label();
+                self.fail(LoadFailure { source: label, errors: vec![], engine: Some((e, Retry { source, bytes })) });
                 false
             }
         }
+    }
+
+    fn fail(&self, failure: LoadFailure) {
+        self.load_failure.try_set(Some(failure));
+    }
+
+    /// Makes `doc` the user document and saves `text` (its envelope) for
+    /// the next visit; a document too large for storage still opens, with
+    /// a notice.
+    fn accept(&self, doc: Arc<Doc>, text: String) -> bool {
+        self.load_failure.try_set(None);
+        // localStorage keeps about 5 million UTF-16 units per site:
+        // do not spend time encoding what cannot fit.
+        let saved = if text.encode_utf16().count() > STORAGE_UNITS {
+            Err(format!("it is {:.1} MB, more than the browser's storage keeps (about 5 MB)", text.len() as f64 / 1e6))
+        } else {
+            let name = match &doc.source {
+                Source::File(n) => Some(n.clone()),
+                _ => None,
+            };
+            browser::save(DOC_KEY, &StoredDocument { name, text, imported: doc.origin.clone() })
+        };
+        if let Err(e) = saved {
+            let before = if browser::has(DOC_KEY) {
+                " The document saved before stays in storage: the next visit opens that one."
+            } else {
+                ""
+            };
+            self.notify(format!("Your document is open but could not be saved for the next visit: {e}.{before}"), true);
+        }
+        self.user_doc.try_set(Some(doc));
+        true
     }
 
     /// Restores the user document saved by an earlier visit.
@@ -126,8 +189,8 @@ impl Session {
             Ok(None) => {}
             Ok(Some(stored)) => {
                 let source = stored.name.map_or(Source::Pasted, Source::File);
-                match Doc::load(source, stored.text.as_bytes()) {
-                    Ok(doc) => self.user_doc.set(Some(doc)),
+                match envelope::parse(&stored.text) {
+                    Ok(loaded) => self.user_doc.set(Some(Doc::with_origin(source, loaded, stored.imported))),
                     Err(errors) => {
                         self.notify(
                             format!(
@@ -150,11 +213,14 @@ impl Default for Session {
     }
 }
 
-/// The user's document as stored: its name and exact text.
+/// The user's document as stored: its name and exact text (for an imported
+/// request, the envelope made from it, and where it came from).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StoredDocument {
     pub name: Option<String>,
     pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<Origin>,
 }
 
 /// Which view of the protocol panel is open.
@@ -176,11 +242,14 @@ pub struct PrefsData {
     /// Width of the conversation pane, percent of the window.
     pub split: f64,
     pub tab: Tab,
+    /// The export tab's format (`Target::code`); an unknown one reads as
+    /// OpenAI Chat.
+    pub export: String,
 }
 
 impl Default for PrefsData {
     fn default() -> Self {
-        PrefsData { theme: None, split: 58.0, tab: Tab::Openai }
+        PrefsData { theme: None, split: 58.0, tab: Tab::Openai, export: Target::OpenaiChat.code().into() }
     }
 }
 
@@ -190,6 +259,8 @@ pub struct Prefs {
     pub theme: RwSignal<Option<String>>,
     pub split: RwSignal<f64>,
     pub tab: RwSignal<Tab>,
+    /// The format the export tab shows, copies and downloads.
+    pub export: RwSignal<Target>,
 }
 
 impl Prefs {
@@ -207,6 +278,7 @@ impl Prefs {
             theme: RwSignal::new(data.theme),
             split: RwSignal::new(data.split.clamp(20.0, 80.0)),
             tab: RwSignal::new(data.tab),
+            export: RwSignal::new(Target::from_code(&data.export).unwrap_or(Target::OpenaiChat)),
         };
         // Saved on every change; a failure is reported once, not once per
         // change (dragging the divider changes `split` on every pointer move).
@@ -214,7 +286,12 @@ impl Prefs {
         Effect::new(move |_| {
             let theme = prefs.theme.get();
             browser::apply_theme(theme.as_deref());
-            let data = PrefsData { theme, split: prefs.split.get(), tab: prefs.tab.get() };
+            let data = PrefsData {
+                theme,
+                split: prefs.split.get(),
+                tab: prefs.tab.get(),
+                export: prefs.export.get().code().into(),
+            };
             match browser::save(PREFS_KEY, &data) {
                 Ok(()) => failing.set_value(false),
                 Err(e) => {
@@ -283,3 +360,32 @@ impl Default for Expansion {
 /// The expand/collapse order of the message a panel sits in.
 #[derive(Clone, Copy)]
 pub struct MessageOrder(pub RwSignal<Order>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preferences_saved_before_the_export_picker_still_load() {
+        let old: PrefsData = serde_json::from_str(r#"{"theme":"dark","split":40.0,"tab":"raw"}"#).unwrap();
+        assert_eq!(old.tab, Tab::Raw);
+        assert_eq!(old.export, "openai");
+        let new: PrefsData = serde_json::from_str(r#"{"tab":"openai","export":"curl-anthropic"}"#).unwrap();
+        assert_eq!(Target::from_code(&new.export), Some(Target::CurlAnthropic));
+    }
+
+    #[test]
+    fn stored_documents_with_and_without_an_origin_read_back() {
+        let plain: StoredDocument = serde_json::from_str(r#"{"name":null,"text":"{}"}"#).unwrap();
+        assert!(plain.imported.is_none());
+        assert!(!serde_json::to_string(&plain).unwrap().contains("imported"));
+        let origin = Origin {
+            format: "anthropic".into(),
+            label: "Anthropic Messages".into(),
+            notices: vec![envelope::Notice::new("system[1].cache_control", "a cache breakpoint stood here")],
+        };
+        let doc = StoredDocument { name: Some("r.json".into()), text: "{}".into(), imported: Some(origin.clone()) };
+        let back: StoredDocument = serde_json::from_str(&serde_json::to_string(&doc).unwrap()).unwrap();
+        assert_eq!(back.imported, Some(origin));
+    }
+}

@@ -290,6 +290,7 @@ async fn protocol_panel_switches_tabs() {
         provide_context(session);
         let prefs = Prefs::init(session);
         prefs.tab.set(pep_app::state::Tab::Openai);
+        prefs.export.set(envelope::export::Target::OpenaiChat);
         provide_context(prefs);
         let signal = Signal::stored(Some(doc.clone()));
         view! { <ProtocolPanel doc=signal/> }
@@ -395,7 +396,7 @@ async fn loader_lists_path_errors_and_keeps_the_current_view() {
 
 use pep_app::budget::{Budget, Counted};
 use pep_app::components::budget::BudgetPanel;
-use pep_app::tokens::Encoded;
+use pep_app::worker::tokens::Encoded;
 
 /// Counts with one "token" per byte: the view logic is tested here, the
 /// tokenizer by the core's oracle tests and the end-to-end tests.
@@ -612,4 +613,248 @@ async fn warnings_disclose_with_a_button_and_dismiss() {
     click(&dismiss);
     tick().await;
     assert!(all(&el, "[data-testid=warnings]").is_empty());
+}
+
+// ---- import, request settings, export formats ------------------------------
+
+use envelope::export::Target;
+use envelope::Notice;
+use pep_app::doc::{Export, Origin};
+
+/// Settings a request had, a model, and one message without a time.
+const WITH_PARAMS: &str = r##"{"version": "1.0", "model": "claude-sonnet-4-5",
+  "params": {"temperature": 0.2, "top_k": 5,
+    "response_format": {"type": "json_schema", "json_schema": {"name": "answer", "schema": {"type": "object"}}}},
+  "messages": [
+    {"id": "m1", "role": "user", "timestamp": 0, "segments": [{"kind": "text", "content": "hi"}]},
+    {"id": "m2", "role": "assistant", "timestamp": 1767225600000, "segments": [{"kind": "text", "content": "hello"}]}
+  ]}"##;
+
+fn clear_storage() {
+    web_sys::window().unwrap().local_storage().unwrap().unwrap().clear().unwrap();
+}
+
+/// Mounts the protocol panel over `doc` with the export tab on `target`.
+fn mount_panel(doc: Arc<Doc>, target: Target) -> (HtmlElement, impl Drop, Prefs) {
+    let el = host();
+    let slot = Arc::new(std::sync::Mutex::new(None));
+    let slot2 = slot.clone();
+    let handle = mount_to(el.clone(), move || {
+        let session = Session::new();
+        provide_context(session);
+        let prefs = Prefs::init(session);
+        prefs.tab.set(pep_app::state::Tab::Openai);
+        prefs.export.set(target);
+        provide_context(prefs);
+        *slot2.lock().unwrap() = Some(prefs);
+        let signal = Signal::stored(Some(doc.clone()));
+        view! { <ProtocolPanel doc=signal/> }
+    });
+    let prefs = slot.lock().unwrap().take().unwrap();
+    (el, handle, prefs)
+}
+
+fn json_text(el: &Element) -> String {
+    one(el, "[data-testid=protocol-json]").text_content().unwrap()
+}
+
+fn pick(el: &Element, code: &str) {
+    let select: web_sys::HtmlSelectElement = one(el, "[data-testid=export-format]").unchecked_into();
+    select.set_value(code);
+    select.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn the_export_picker_shows_each_format_with_its_notices_and_is_remembered() {
+    clear_storage();
+    let doc = Doc::load(Source::Pasted, WITH_PARAMS.as_bytes()).unwrap();
+    let chat = doc.openai_text().to_string();
+    // An export the engine made before (the component test server has no worker).
+    doc.keep_export(Export {
+        target: Target::Anthropic,
+        text: "{\n  \"model\": \"claude-sonnet-4-5\"\n}\n".into(),
+        notices: vec![Notice::new("params.response_format", "Anthropic has no response_format; left out")].into(),
+    });
+    let (el, _h, prefs) = mount_panel(doc, Target::OpenaiChat);
+    assert!(until(|| el.query_selector("[data-testid=protocol-json]").ok().flatten().is_some()).await);
+    let labels: Vec<String> =
+        all(&el, "[data-testid=export-format] option").iter().map(|o| o.text_content().unwrap()).collect();
+    assert_eq!(labels, ["OpenAI Chat", "OpenAI Responses", "Anthropic", "cURL (OpenAI)", "cURL (Anthropic)"]);
+    assert_eq!(json_text(&el), chat.trim_end_matches('\n').to_string() + "\n");
+    // OpenAI Chat's own notices: a Claude model, a setting Chat does not have.
+    let notices = one(&el, "[data-testid=export-notices]");
+    assert!(all(&notices, "li").is_empty(), "notices start folded");
+    click(&one(&notices, "button[aria-expanded]"));
+    tick().await;
+    let listed = notices.text_content().unwrap();
+    assert!(listed.contains("claude-sonnet-4-5") && listed.contains("params.top_k"), "{listed}");
+
+    pick(&el, "anthropic");
+    tick().await;
+    assert_eq!(prefs.export.get_untracked(), Target::Anthropic);
+    assert!(until(|| json_text(&el).contains("\"model\": \"claude-sonnet-4-5\"")).await);
+    assert!(!json_text(&el).contains("messages"));
+    let notices = one(&el, "[data-testid=export-notices]");
+    assert!(notices.text_content().unwrap().contains("what Anthropic cannot express"));
+    click(&one(&notices, "button[aria-expanded]"));
+    tick().await;
+    assert!(notices.text_content().unwrap().contains("params.response_format"));
+    let copy: web_sys::HtmlButtonElement = one(&el, "[data-testid=copy-json]").unchecked_into();
+    assert!(!copy.disabled());
+    // The choice is saved with the preferences.
+    let saved = || {
+        web_sys::window()
+            .unwrap()
+            .local_storage()
+            .unwrap()
+            .unwrap()
+            .get_item("pep/v1/prefs")
+            .unwrap()
+            .unwrap_or_default()
+    };
+    assert!(until(|| saved().contains("\"export\":\"anthropic\"")).await, "{}", saved());
+}
+
+#[wasm_bindgen_test]
+async fn an_export_the_engine_cannot_make_says_so_and_tries_again() {
+    clear_storage();
+    let (el, _h, _prefs) = mount_panel(all_kinds_doc(), Target::OpenaiResponses);
+    // The test server has no worker: the export fails visibly, never hangs.
+    assert!(until(|| !all(&el, "[data-testid=export-error]").is_empty()).await, "no error shown");
+    let first = one(&el, "[data-testid=export-error]");
+    assert!(first.text_content().unwrap().contains("The OpenAI Responses export could not be made"));
+    let copy: web_sys::HtmlButtonElement = one(&el, "[data-testid=copy-json]").unchecked_into();
+    assert!(copy.disabled(), "nothing to copy");
+    click(&one(&el, "[data-testid=export-retry]"));
+    assert!(
+        until(|| !first.is_connected() && !all(&el, "[data-testid=export-error]").is_empty()).await,
+        "Try again did not ask again"
+    );
+    // OpenAI Chat needs no engine.
+    pick(&el, "openai");
+    assert!(until(|| el.query_selector("[data-testid=protocol-json]").ok().flatten().is_some()).await);
+    assert!(json_text(&el).contains("\"tool_calls\""));
+    assert!(!copy.disabled());
+}
+
+#[wasm_bindgen_test]
+async fn a_request_the_engine_cannot_import_is_reported_with_try_again_and_the_view_stays() {
+    clear_storage();
+    let el = host();
+    let _h = mount_to(el.clone(), pep_app::App);
+    tick().await;
+    let paste = |json: String| {
+        let el = el.clone();
+        async move {
+            if all(&el, "[data-testid=paste-json]").is_empty() {
+                let open = all(&el, ".header-actions button")
+                    .into_iter()
+                    .find(|b| b.text_content().unwrap().contains("Paste"))
+                    .unwrap();
+                click(&open);
+                tick().await;
+            }
+            let area: web_sys::HtmlTextAreaElement = one(&el, "[data-testid=paste-json]").unchecked_into();
+            area.set_value(&json);
+            area.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+            tick().await;
+            click(&one(&el, "[data-testid=paste-load]"));
+            tick().await;
+        }
+    };
+    paste(ALL_KINDS.replace("LONGVALUE", "short")).await;
+    assert!(until(|| all(&el, "[data-message-id]").len() == 4).await);
+    // An OpenAI Chat request goes to the engine, which is missing here.
+    paste(r#"{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}"#.to_string()).await;
+    assert!(until(|| !all(&el, "[data-testid=engine-error]").is_empty()).await, "no engine error");
+    let banner = one(&el, "[data-testid=load-errors]").text_content().unwrap();
+    assert!(banner.contains("Pasted document could not be imported"), "{banner}");
+    assert!(all(&el, "[data-testid=import-progress]").is_empty(), "progress ends with the failure");
+    assert_eq!(all(&el, "[data-message-id]").len(), 4, "the view stays");
+    assert!(all(&el, "[data-testid=imported-from]").is_empty());
+    // "Try again" imports again (with a fresh worker): a new failure replaces the old one.
+    let first = one(&el, "[data-testid=engine-error]");
+    click(&one(&el, "[data-testid=load-retry]"));
+    assert!(until(|| !first.is_connected() && !all(&el, "[data-testid=engine-error]").is_empty()).await);
+    // Text that is not JSON fails here, without the engine: its line and column.
+    paste("{\"model\": \"gpt-4o\",\n oops}".to_string()).await;
+    assert!(until(|| one(&el, "[data-testid=load-errors]").text_content().unwrap().contains("line 2 column 2")).await);
+    assert!(all(&el, "[data-testid=engine-error]").is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn an_imported_document_says_where_it_came_from_after_a_reload() {
+    clear_storage();
+    let origin = Origin {
+        format: "anthropic".into(),
+        label: "Anthropic Messages".into(),
+        notices: vec![
+            Notice::new("system[0].cache_control", "a cache breakpoint ({\"type\":\"ephemeral\"}) stood here"),
+            Notice::new("messages[1].content[0].citations", "citations are not represented"),
+        ],
+    };
+    let stored = pep_app::state::StoredDocument {
+        name: Some("request.json".into()),
+        text: WITH_PARAMS.into(),
+        imported: Some(origin),
+    };
+    pep_app::browser::save(pep_app::state::DOC_KEY, &stored).unwrap();
+    let el = host();
+    let _h = mount_to(el.clone(), move || {
+        let session = Session::new();
+        provide_context(session);
+        session.restore_user_document();
+        if let Some(d) = session.user_doc.get_untracked() {
+            session.show(d);
+        }
+        view! { <pep_app::components::loader::ImportedFrom/> }
+    });
+    tick().await;
+    let banner = one(&el, "[data-testid=imported-from]");
+    assert_eq!(banner.get_attribute("data-format").unwrap(), "anthropic");
+    assert!(banner.text_content().unwrap().contains("Imported from Anthropic Messages"));
+    let toggle = one(&banner, "[data-testid=import-notices-toggle]");
+    assert!(toggle.text_content().unwrap().contains("2 notes"));
+    assert!(all(&el, "[data-testid=import-notices]").is_empty());
+    click(&toggle);
+    tick().await;
+    let items: Vec<String> =
+        all(&el, "[data-testid=import-notices] li").iter().map(|l| l.text_content().unwrap()).collect();
+    assert_eq!(items.len(), 2);
+    assert!(items[0].starts_with("system[0].cache_control"), "{items:?}");
+}
+
+#[wasm_bindgen_test]
+async fn request_settings_show_params_with_long_values_on_demand() {
+    let doc = Doc::load(Source::Pasted, WITH_PARAMS.as_bytes()).unwrap();
+    let (el, _h) = mount_conversation(doc);
+    tick().await;
+    let strip = one(&el, "[data-testid=request-settings]");
+    let keys: Vec<String> = all(&strip, ".chip").iter().map(|c| c.get_attribute("data-key").unwrap()).collect();
+    assert_eq!(keys, ["model", "temperature", "top_k", "response_format"]);
+    assert_eq!(one(&strip, "[data-key=temperature]").text_content().unwrap(), "temperature = 0.2");
+    let long = one(&strip, "[data-key=response_format] button");
+    assert_eq!(long.get_attribute("aria-expanded").unwrap(), "false");
+    assert!(long.text_content().unwrap().contains("{…} 2 keys"));
+    assert!(all(&el, "[data-testid=setting-full]").is_empty());
+    click(&long);
+    tick().await;
+    assert_eq!(long.get_attribute("aria-expanded").unwrap(), "true");
+    let full = one(&el, "[data-testid=setting-full]").text_content().unwrap();
+    assert!(full.contains("\"json_schema\": {"), "{full}");
+    // No params, no strip.
+    let (plain, _h2) = mount_conversation(all_kinds_doc());
+    tick().await;
+    assert!(all(&plain, "[data-testid=request-settings]").is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn unknown_timestamps_show_no_time() {
+    let doc = Doc::load(Source::Pasted, WITH_PARAMS.as_bytes()).unwrap();
+    let (el, _h) = mount_conversation(doc);
+    tick().await;
+    let times: Vec<String> = all(&el, "[data-message-id] time").iter().map(|t| t.text_content().unwrap()).collect();
+    assert_eq!(times.len(), 2);
+    assert_eq!(times[0], "", "timestamp 0 is unknown, not 1970");
+    assert!(times[1].starts_with("2026-01-01") || times[1].starts_with("2025-12-31"), "{}", times[1]);
 }

@@ -47,7 +47,7 @@ pub fn BudgetPanel() -> impl IntoView {
         <div class="budget" data-testid="budget">
             {move || match budget.counting.get() {
                 Counting::Idle | Counting::Running => view! {
-                    <p class="muted pad" data-testid="budget-loading">"Counting o200k_base tokens in a worker…"</p>
+                    <p class="muted pad" data-testid="budget-loading">"Counting the OpenAI Chat request's o200k_base tokens in a worker…"</p>
                 }.into_any(),
                 Counting::Failed(e) => view! {
                     <div class="notice error pad" data-testid="budget-error">
@@ -108,7 +108,7 @@ fn BudgetView(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
         <div class="budget-body">
             <p class="muted small">
                 {format!(
-                    "{} tokens in {} parts, o200k_base, counted in a worker in {:.0} ms ({:.0} ms in the tokenizer).",
+                    "The OpenAI Chat request (whatever the Export tab shows): {} o200k_base tokens in {} parts, counted in a worker in {:.0} ms ({:.0} ms in the tokenizer).",
                     fmt_int(total), counted.parts.len(), counted.elapsed_ms, counted.worker_ms
                 )}
                 {estimate.then_some(" Images count a fixed 85 tokens each (an estimate).")}

@@ -16,6 +16,7 @@ use crate::browser;
 use crate::budget::{Budget, Counting};
 use crate::components::rich::CurrentDoc;
 use crate::components::segments::SegmentView;
+use crate::components::settings::RequestSettings;
 use crate::doc::Doc;
 use crate::state::{Expansion, MessageOrder, Order};
 
@@ -88,6 +89,7 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
     let doc_for_list = doc.clone();
     view! {
         <div class="conversation">
+            <RequestSettings doc=doc.clone()/>
             <SessionBar doc=doc.clone()/>
             <div class="conv-tools">
                 <span class="muted">{format!("{} · {}", count(total, "message"), count(doc.segment_count(), "segment"))}</span>

@@ -9,6 +9,7 @@ pub mod panel;
 pub mod protocol_panel;
 pub mod rich;
 pub mod segments;
+pub mod settings;
 
 /// `1 item`, `3 items`: a count with its noun (plural by adding `s`).
 pub fn count(n: usize, noun: &str) -> String {

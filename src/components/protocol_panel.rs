@@ -1,29 +1,58 @@
-//! The protocol panel: the exact OpenAI request and the raw envelope, live,
-//! with copy and download.
+//! The protocol panel: the export (OpenAI Chat, made here; OpenAI Responses,
+//! Anthropic and cURL, made by the engine on demand) and the raw envelope,
+//! live, with copy and download; and the Budget tab.
 
 use std::sync::Arc;
 
 use crate::components::icons::Ico;
+use crate::components::loader::Notes;
+use envelope::export::Target;
 use envelope::jsonview::line_ranges;
+use envelope::Notice;
 use leptos::html;
 use leptos::prelude::*;
 
 use crate::browser;
 use crate::components::budget::BudgetPanel;
+use crate::components::count;
 use crate::components::rich::json_line;
-use crate::doc::Doc;
+use crate::doc::{Doc, Export};
 use crate::state::{Prefs, Tab};
+use crate::worker;
 
 /// Files up to this many lines render whole; longer ones render the lines on screen.
 const VIRTUAL_FROM_LINES: usize = 3000;
 /// Height of one JSON line in pixels (the CSS sets the same).
 const LINE_PX: f64 = 18.0;
 
+/// The export tab's content for the picked format.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExportState {
+    /// No document.
+    Empty,
+    /// The engine is making it.
+    Preparing(Target),
+    Ready(Export),
+    /// The engine could not make it: why.
+    Failed(Target, String),
+}
+
+/// What Copy and Download take: the shown text, its file name and MIME type.
+pub fn shown_file(doc: &Doc, tab: Tab, export: &ExportState) -> Option<(Arc<str>, String, &'static str)> {
+    let stem = doc.source.stem();
+    match (tab, export) {
+        (Tab::Raw, _) => Some((doc.raw_text(), format!("{stem}.envelope.json"), "application/json")),
+        (Tab::Openai, ExportState::Ready(e)) => Some((e.text.clone(), e.target.file_name(&stem), e.target.mime_type())),
+        _ => None,
+    }
+}
+
 /// The right-hand pane.
 #[component]
 pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     let prefs = Prefs::expect();
     let tab = prefs.tab;
+    let target = prefs.export;
     let status = RwSignal::new(None::<(bool, String)>);
     // The conversation paints first; the JSON follows one frame later
     // rather than lengthening the first screen (for demo F, ~190 coloured
@@ -37,24 +66,42 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             ready.try_set(true);
         });
     });
-    let text = move || {
-        doc.with(|d| {
-            d.as_ref().map(|d| match tab.get() {
-                Tab::Raw => d.raw_text(),
-                _ => d.openai_text(),
-            })
-        })
-    };
-    let file_name = move || {
-        doc.with(|d| {
-            d.as_ref().map(|d| match tab.get() {
-                Tab::Raw => format!("{}.envelope.json", d.source.stem()),
-                _ => format!("{}.openai.json", d.source.stem()),
-            })
-        })
-    };
+    // The picked export: at hand (OpenAI Chat, or made before), or asked of
+    // the engine while the export tab shows it. `retry` asks again.
+    let export = RwSignal::new(ExportState::Empty);
+    let retry = RwSignal::new(0u32);
+    let asked = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        retry.track();
+        let (Some(d), t) = (doc.get(), target.get()) else {
+            export.set(ExportState::Empty);
+            return;
+        };
+        let seq = asked.get_value() + 1;
+        asked.set_value(seq);
+        if let Some(e) = d.export_ready(t) {
+            export.set(ExportState::Ready(e));
+            return;
+        }
+        export.set(ExportState::Preparing(t));
+        // The engine loads only when the export tab shows this format.
+        if tab.get() != Tab::Openai {
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            let made = worker::export::ensure(d, t).await;
+            // Only the latest ask is shown (not one for another document or format).
+            if asked.try_get_value() == Some(seq) {
+                export.try_set(match made {
+                    Ok(e) => ExportState::Ready(e),
+                    Err(e) => ExportState::Failed(t, e),
+                });
+            }
+        });
+    });
+    let shown = move || doc.with(|d| d.as_ref().and_then(|d| export.with(|e| shown_file(d, tab.get(), e))));
     let copy = move |_| {
-        let Some(t) = text() else { return };
+        let Some((t, _, _)) = shown() else { return };
         leptos::task::spawn_local(async move {
             let r = browser::copy_text(&t).await;
             status.try_set(Some(match r {
@@ -64,8 +111,8 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
         });
     };
     let download = move |_| {
-        let (Some(t), Some(name)) = (text(), file_name()) else { return };
-        status.set(Some(match browser::download_text(&name, &t, "application/json") {
+        let Some((t, name, mime)) = shown() else { return };
+        status.set(Some(match browser::download_text(&name, &t, mime) {
             Ok(()) => (true, format!("Saved {name}")),
             Err(e) => (false, format!("Download failed: {e}")),
         }));
@@ -79,20 +126,38 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             </button>
         }
     };
+    let pick = move |ev: leptos::ev::Event| {
+        if let Some(t) = Target::from_code(&event_target_value(&ev)) {
+            target.set(t);
+            status.set(None);
+        }
+    };
+    let unavailable = move || shown().is_none();
     view! {
         <section class="protocol" aria-label="Protocol">
             <div class="protocol-bar">
                 <div role="tablist" class="tabs">
-                    {tab_button(Tab::Openai, "OpenAI format", "tab-openai")}
+                    {tab_button(Tab::Openai, "Export", "tab-openai")}
                     {tab_button(Tab::Raw, "Raw protocol", "tab-raw")}
                     {tab_button(Tab::Budget, "Budget", "tab-budget")}
                 </div>
                 <Show when=move || tab.get() != Tab::Budget>
                     <div class="actions">
-                        <button type="button" class="btn" data-testid="copy-json" on:click=copy>
+                        <Show when=move || tab.get() == Tab::Openai>
+                            <label class="export-format">
+                                <span class="visually-hidden">"Export format"</span>
+                                <select data-testid="export-format" title="The request format to show, copy and download"
+                                    prop:value=move || target.get().code() on:change=pick>
+                                    {Target::ALL.iter().map(|t| view! {
+                                        <option value=t.code() selected=move || target.get() == *t>{t.label()}</option>
+                                    }).collect::<Vec<_>>()}
+                                </select>
+                            </label>
+                        </Show>
+                        <button type="button" class="btn" data-testid="copy-json" on:click=copy disabled=unavailable>
                             <Ico name="copy"/>" Copy"
                         </button>
-                        <button type="button" class="btn" data-testid="download-json" on:click=download>
+                        <button type="button" class="btn" data-testid="download-json" on:click=download disabled=unavailable>
                             <Ico name="download"/>" Download"
                         </button>
                     </div>
@@ -104,13 +169,48 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             {move || match tab.get() {
                 Tab::Budget => view! { <BudgetPanel/> }.into_any(),
                 _ if !ready.get() => view! { <p class="muted pad">"Preparing the JSON…"</p> }.into_any(),
-                _ => match text() {
-                    Some(t) => view! { <JsonView text=t/> }.into_any(),
+                Tab::Raw => match doc.get() {
+                    Some(d) => view! { <JsonView text=d.raw_text()/> }.into_any(),
                     None => view! { <p class="muted pad">"No document."</p> }.into_any(),
+                },
+                Tab::Openai => match export.get() {
+                    ExportState::Empty => view! { <p class="muted pad">"No document."</p> }.into_any(),
+                    ExportState::Preparing(t) => view! {
+                        <p class="muted pad" data-testid="export-preparing" role="status">
+                            <span class="spinner" aria-hidden="true"></span>
+                            {format!(" Preparing the {} export in the engine (a Web Worker, loaded once)…", t.label())}
+                        </p>
+                    }.into_any(),
+                    ExportState::Failed(t, e) => view! {
+                        <div class="notice error pad" data-testid="export-error" role="alert">
+                            <p>{format!("The {} export could not be made: {e}", t.label())}</p>
+                            <button type="button" class="btn small" data-testid="export-retry"
+                                on:click=move |_| retry.update(|n| *n += 1)>"Try again"</button>
+                        </div>
+                    }.into_any(),
+                    ExportState::Ready(e) => view! {
+                        <ExportNotices target=e.target notices=e.notices.clone()/>
+                        <JsonView text=e.text.clone()/>
+                    }.into_any(),
                 },
             }}
         </section>
     }
+}
+
+/// What the shown export cannot express, by path into the envelope.
+#[component]
+fn ExportNotices(target: Target, notices: Arc<[Notice]>) -> impl IntoView {
+    (!notices.is_empty()).then(|| {
+        let summary =
+            format!("{}: what {} cannot express as the envelope has it", count(notices.len(), "note"), target.label());
+        let items = notices.iter().map(|d| (d.path.clone(), d.message.clone())).collect();
+        view! {
+            <section class="export-notices" data-testid="export-notices">
+                <Notes summary items whole="(document)"/>
+            </section>
+        }
+    })
 }
 
 /// Pretty JSON, coloured; long texts render only the lines on screen.
@@ -158,4 +258,31 @@ pub fn JsonView(#[prop(into)] text: Arc<str>) -> impl IntoView {
         </div>
     }
     .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_and_download_follow_the_shown_export() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/demos/d.json")).unwrap();
+        let doc = Doc::load(crate::doc::Source::Demo('d'), text.as_bytes()).unwrap();
+        let chat = ExportState::Ready(doc.openai_export());
+        let (t, name, mime) = shown_file(&doc, Tab::Openai, &chat).unwrap();
+        assert_eq!((&*t, name.as_str(), mime), (&*doc.openai_text(), "demo-d.openai.json", "application/json"));
+        let curl =
+            ExportState::Ready(Export { target: Target::CurlOpenai, text: "curl".into(), notices: Arc::new([]) });
+        let (t, name, mime) = shown_file(&doc, Tab::Openai, &curl).unwrap();
+        assert_eq!((&*t, name.as_str(), mime), ("curl", "demo-d.openai.sh", "text/x-shellscript"));
+        let anthropic =
+            ExportState::Ready(Export { target: Target::Anthropic, text: "{}".into(), notices: Arc::new([]) });
+        assert_eq!(shown_file(&doc, Tab::Openai, &anthropic).unwrap().1, "demo-d.anthropic.json");
+        // The raw tab is the document, whatever the picked export.
+        let (t, name, _) = shown_file(&doc, Tab::Raw, &curl).unwrap();
+        assert_eq!((&*t, name.as_str()), (&*doc.raw_text(), "demo-d.envelope.json"));
+        // Nothing to copy while the engine prepares the export or failed.
+        assert!(shown_file(&doc, Tab::Openai, &ExportState::Preparing(Target::Anthropic)).is_none());
+        assert!(shown_file(&doc, Tab::Openai, &ExportState::Failed(Target::Anthropic, "x".into())).is_none());
+    }
 }

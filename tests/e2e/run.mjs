@@ -4,8 +4,8 @@
 //
 // Usage: node tests/e2e/run.mjs [--only NAME] [--screenshots DIR]
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from './serve.mjs';
@@ -25,6 +25,12 @@ const DEMOS = ['a', 'b', 'c', 'd', 'e', 'f'];
 /** `pep` from the workspace (built by cargo before this runs). */
 function pep(...cliArgs) {
   return execFileSync('cargo', ['run', '-q', '--locked', '-p', 'pep', '--', ...cliArgs], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** `pep` with its exit status and stderr (for notes and errors). */
+function pepFull(...cliArgs) {
+  const r = spawnSync('cargo', ['run', '-q', '--locked', '-p', 'pep', '--', ...cliArgs], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 export function launch() {
@@ -319,6 +325,219 @@ test('the Budget tab drops exactly the parts `pep truncate` drops (demo F, two l
   const uiTokens = await page.evaluate(() => [...document.querySelectorAll('[data-testid=parts-table] tbody tr')].map((r) => Number(r.children[3].textContent.replace(/[^0-9]/g, ''))));
   assert.deepEqual(uiTokens, all.parts.map((p) => p.tokens));
   await page.screenshot({ path: join(shotDir, 'budget-f-light.png') });
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+// ---- requests in, any provider out -------------------------------------------
+
+const REQUESTS = join(root, 'crates/envelope/tests/fixtures/requests');
+const LABELS = { openai: 'OpenAI Chat', responses: 'OpenAI Responses', anthropic: 'Anthropic Messages' };
+const FORMATS = [
+  ['openai', 'json'], ['responses', 'json'], ['anthropic', 'json'], ['curl-openai', 'sh'], ['curl-anthropic', 'sh'],
+];
+/** Download names: `stem.openai.json`, `stem.responses.json`, `stem.anthropic.json`, `stem.openai.sh`, `stem.anthropic.sh`. */
+const fileName = (stem, code) => code.startsWith('curl-') ? `${stem}.${code.slice(5)}.sh` : `${stem}.${code}.json`;
+
+function requestFiles() {
+  const out = [];
+  for (const dir of ['openai', 'responses', 'anthropic']) {
+    for (const f of readdirSync(join(REQUESTS, dir)).filter((f) => f.endsWith('.json')).sort()) out.push({ dir, rel: `crates/envelope/tests/fixtures/requests/${dir}/${f}` });
+  }
+  return out;
+}
+
+/** Pastes `text` through "Paste…" and clicks Load; with `loads`, waits
+ * until it has loaded (the dialog closes only then). */
+async function paste(page, text, { loads = false } = {}) {
+  if (await page.getByTestId('paste-json').count() === 0) await page.getByRole('button', { name: 'Paste…' }).click();
+  await page.getByTestId('paste-json').fill(text);
+  await page.getByTestId('paste-load').click();
+  if (loads) {
+    await page.getByTestId('paste-json').waitFor({ state: 'detached' });
+    await page.waitForURL(`${BASE}/doc`);
+  }
+}
+
+/** The items of a path list as pep writes them: `PATH: message` (`message` for the whole). */
+async function pathLines(items) {
+  return items.evaluateAll((lis) => lis.map((li) => {
+    const path = li.querySelector('code.path').textContent;
+    const message = li.textContent.slice(path.length + 1);
+    return path.startsWith('(') ? message : `${path}: ${message}`;
+  }));
+}
+
+/** `FILE: note: PATH: message` lines of pep's stderr. */
+const noteLines = (stderr) => stderr.split('\n').filter((l) => l.includes(': note: '));
+
+test('pasted OpenAI Chat, Responses and Anthropic requests render the segments `pep import` makes, say where they came from, and survive a reload', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/a`);
+  await page.locator('[data-message-id]').first().waitFor();
+  const before = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+  assert.ok(!before.some((n) => n.includes('token-worker')), 'the engine is not loaded before it is needed');
+  const files = requestFiles();
+  assert.ok(files.length >= 9 && ['openai', 'responses', 'anthropic'].every((d) => files.some((f) => f.dir === d)));
+  for (const { dir, rel } of files) {
+    const cli = pepFull('import', rel);
+    assert.equal(cli.status, 0, `${rel}: pep import`);
+    const envelope = JSON.parse(cli.stdout);
+    const counts = {};
+    for (const m of envelope.messages) for (const s of m.segments) counts[s.kind] = (counts[s.kind] || 0) + 1;
+    const notes = noteLines(cli.stderr);
+    const check = async (when) => {
+      await page.getByTestId('imported-from').waitFor();
+      assert.equal(await page.getByTestId('imported-from').getAttribute('data-format'), dir, `${rel} ${when}`);
+      assert.ok((await page.getByTestId('imported-from').textContent()).includes(`Imported from ${LABELS[dir]}`), `${rel} ${when}: label`);
+      await page.locator('[data-message-id]').first().waitFor();
+      await renderAll(page);
+      await page.waitForFunction((n) => document.querySelectorAll('[data-message-id]').length === n, envelope.messages.length)
+        .catch(() => {});
+      assert.equal(await page.locator('[data-message-id]').count(), envelope.messages.length, `${rel} ${when}: messages`);
+      assert.deepEqual(await kindCounts(page), counts, `${rel} ${when}: [data-kind] counts`);
+      // Requests carry no times: none is shown (not 1970).
+      assert.deepEqual([...new Set(await page.locator('[data-message-id] time').allTextContents())], [''], `${rel}: no times`);
+      // The notices, one click away, are pep's notes.
+      if (notes.length) {
+        await page.getByTestId('import-notices-toggle').click();
+        const items = await pathLines(page.locator('[data-testid=import-notices] li'));
+        assert.deepEqual(items, notes.map((l) => l.slice(l.indexOf(': note: ') + 8)), `${rel} ${when}: notices`);
+      } else {
+        assert.equal(await page.getByTestId('import-notices-toggle').count(), 0);
+      }
+      // Request settings: the model, then params in order.
+      const keys = await page.locator('[data-testid=request-settings] .chip').evaluateAll((cs) => cs.map((c) => c.dataset.key));
+      const want = envelope.params ? [...(envelope.model ? ['model'] : []), ...Object.keys(envelope.params)] : [];
+      assert.deepEqual(keys, want, `${rel} ${when}: settings`);
+    };
+    await paste(page, readFileSync(join(root, rel), 'utf8'), { loads: true });
+    await check('pasted');
+    // The raw tab shows the envelope made, as `pep import` prints it.
+    await page.getByTestId('tab-raw').click();
+    assert.deepEqual(JSON.parse(await page.getByTestId('protocol-json').textContent()), envelope, `${rel}: raw tab`);
+    await page.getByTestId('tab-openai').click();
+    await page.reload();
+    await check('reloaded');
+  }
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('a body of no format names the formats tried; a malformed request lists every error with its path', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/b`);
+  await page.locator('[data-message-id]').first().waitFor();
+  const shown = await page.locator('[data-message-id]').count();
+  await paste(page, '{"prompt": "Summarise this"}');
+  await page.getByTestId('load-errors').waitFor();
+  const text = await page.getByTestId('load-errors').textContent();
+  for (const f of ['Prompt Envelope', 'OpenAI Chat', 'OpenAI Responses', 'Anthropic Messages']) assert.ok(text.includes(f), `names ${f}: ${text}`);
+  assert.equal(page.url(), `${BASE}/demo/b`);
+  assert.equal(await page.locator('[data-message-id]').count(), shown, 'the demo stays');
+  // A malformed OpenAI Chat request: the errors `pep import` gives, each with its path.
+  const bad = { model: 'gpt-4o', messages: [
+    { role: 'wizard', content: 'x' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '[1]' } }] },
+    { role: 'user', content: [{ type: 'image_url', image_url: { url: 'javascript:alert(1)' } }] },
+  ] };
+  const file = join(root, 'target', 'bad-request.json');
+  writeFileSync(file, JSON.stringify(bad));
+  const cli = pepFull('import', file);
+  assert.equal(cli.status, 1);
+  const want = cli.stderr.split('\n').filter((l) => l.includes(': error: ')).map((l) => l.slice(l.indexOf(': error: ') + 9).replace(/ \[[a-z0-9-]+\]$/, ''));
+  assert.equal(want.length, 3, cli.stderr);
+  await paste(page, JSON.stringify(bad));
+  await page.waitForFunction(() => document.querySelector('[data-testid=load-errors]')?.textContent.includes('wizard'));
+  assert.deepEqual(await pathLines(page.locator('[data-testid=load-errors] li')), want);
+  assert.equal(await page.locator('[data-message-id]').count(), shown, 'the demo stays');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('every export format: Copy and Download equal `pep export --format X`, for demos and imported requests', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
+  const checkAll = async (stem, file, imported) => {
+    // `pep export` of a request prints the import's notes first.
+    const importNotes = imported ? noteLines(pepFull('import', file).stderr) : [];
+    for (const [code] of FORMATS) {
+      await page.getByTestId('export-format').selectOption(code);
+      const cli = pepFull('export', '--format', code, file);
+      assert.equal(cli.status, 0, `${file} ${code}`);
+      await page.getByTestId('protocol-json').waitFor();
+      await page.getByTestId('copy-json').click();
+      await page.getByTestId('copy-status').filter({ hasText: 'Copied' }).waitFor();
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), cli.stdout, `${file} ${code}: clipboard`);
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-json').click()]);
+      assert.equal(dl.suggestedFilename(), fileName(stem, code));
+      assert.equal(readFileSync(await dl.path(), 'utf8'), cli.stdout, `${file} ${code}: download`);
+      // What the target cannot express: pep's notes, listed under the export.
+      const all = noteLines(cli.stderr);
+      assert.deepEqual(all.slice(0, importNotes.length), importNotes, `${file} ${code}: import notes first`);
+      const notes = all.slice(importNotes.length);
+      const listed = page.getByTestId('export-notices');
+      if (notes.length) {
+        await listed.locator('button').click();
+        assert.deepEqual(await pathLines(listed.locator('li')), notes.map((l) => l.slice(l.indexOf(': note: ') + 8)), `${file} ${code}: notices`);
+      } else {
+        assert.equal(await listed.count(), 0, `${file} ${code}: no notices`);
+      }
+    }
+  };
+  for (const d of ['d', 'b']) {
+    await page.goto(`${BASE}/demo/${d}`);
+    await page.locator('[data-message-id]').first().waitFor();
+    await page.getByTestId('tab-openai').click();
+    await checkAll(`demo-${d}`, `demos/${d}.json`);
+  }
+  for (const dir of ['openai', 'responses', 'anthropic']) {
+    const rel = `crates/envelope/tests/fixtures/requests/${dir}/tools-and-params.json`;
+    // Two pasted, one opened as a file (its downloads are named after it).
+    if (dir === 'responses') {
+      await page.getByTestId('open-file').setInputFiles(join(root, rel));
+      await page.waitForURL(`${BASE}/doc`);
+    } else {
+      await paste(page, readFileSync(join(root, rel), 'utf8'), { loads: true });
+    }
+    await page.getByTestId('imported-from').filter({ hasText: LABELS[dir] }).waitFor();
+    await checkAll(dir === 'responses' ? 'tools-and-params' : 'pasted', rel, true);
+  }
+  // The choice is a preference; OpenAI Chat needs no engine on a fresh load.
+  await page.getByTestId('export-format').selectOption('curl-anthropic');
+  await page.reload();
+  await page.getByTestId('protocol-json').waitFor();
+  assert.equal(await page.getByTestId('export-format').inputValue(), 'curl-anthropic');
+  assert.ok((await page.getByTestId('protocol-json').textContent()).startsWith('curl '));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('an engine that fails to load is an error with "Try again", for an import and an export, never a hang', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.route('**/token-worker_bg.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  await page.goto(`${BASE}/demo/c`);
+  await page.locator('[data-message-id]').first().waitFor();
+  const shown = await page.locator('[data-message-id]').count();
+  const rel = 'crates/envelope/tests/fixtures/requests/openai/forms.json';
+  await paste(page, readFileSync(join(root, rel), 'utf8'));
+  await page.getByTestId('engine-error').waitFor({ timeout: 20000 });
+  assert.equal(await page.locator('[data-message-id]').count(), shown, 'the demo stays');
+  assert.equal(page.url(), `${BASE}/demo/c`);
+  // The dialog stays open on a failure (the text is kept); close it.
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await page.getByTestId('tab-openai').click();
+  await page.getByTestId('export-format').selectOption('anthropic');
+  await page.getByTestId('export-error').waitFor({ timeout: 20000 });
+  // The engine is back: both try again and succeed.
+  await page.unroute('**/token-worker_bg.wasm');
+  await page.getByTestId('export-retry').click();
+  await page.getByTestId('protocol-json').waitFor();
+  assert.equal(await page.getByTestId('protocol-json').textContent(), pep('export', '--format', 'anthropic', 'demos/c.json'));
+  await page.getByTestId('load-retry').click();
+  await page.waitForURL(`${BASE}/doc`);
+  await page.getByTestId('imported-from').waitFor();
+  assert.equal(await page.locator('[data-message-id]').count(), JSON.parse(pep('import', rel)).messages.length);
   assert.deepEqual(page.errors, []);
   await context.close();
 });

@@ -10,7 +10,7 @@
 use std::fmt;
 
 /// How bad a diagnostic is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// The document is rejected (or, for lint, CI fails).
@@ -198,6 +198,15 @@ pub fn rules_markdown() -> String {
     out
 }
 
+/// A rule reads back from its code (the app's engine worker sends
+/// diagnostics to the page as JSON); an unknown code is an error.
+impl<'de> serde::Deserialize<'de> for Rule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let code = <String as serde::Deserialize>::deserialize(d)?;
+        Rule::from_code(&code).ok_or_else(|| serde::de::Error::custom(format!("unknown rule code `{code}`")))
+    }
+}
+
 impl Rule {
     /// The rule with this code.
     pub fn from_code(code: &str) -> Option<Rule> {
@@ -206,7 +215,7 @@ impl Rule {
 }
 
 /// One finding about a document.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Diagnostic {
     pub severity: Severity,
     /// The rule, serialised as its code.
@@ -218,7 +227,7 @@ pub struct Diagnostic {
     /// What is wrong, in a sentence without a trailing full stop.
     pub message: String,
     /// What to do about it, when there is something specific to say.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
 }
 
@@ -271,7 +280,7 @@ impl fmt::Display for Diagnostic {
 /// Something a conversion could not carry over as it was (a field with no
 /// place in the envelope, a setting with no equivalent at the target), said
 /// with the JSON path it concerns. Never an error: the conversion went on.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Notice {
     /// A JSON path into the input (`messages[2].content[1].input_audio`), or
     /// into the envelope for an export (`params.top_k`); empty for the whole.
@@ -387,5 +396,20 @@ mod tests {
         assert_eq!(g[0].items, [0, 50_001]);
         assert_eq!(g[1].items[..2], [1, 2]);
         assert!(group_by_rule(&[]).is_empty());
+    }
+
+    #[test]
+    fn diagnostics_and_notices_read_back_from_their_json() {
+        let d = Diagnostic::new(Rule::ImportFormat, "", "none fits").with_hint("name it");
+        let back: Diagnostic = serde_json::from_value(serde_json::to_value(&d).unwrap()).unwrap();
+        assert_eq!(back, d);
+        let plain: Diagnostic =
+            serde_json::from_str(r#"{"severity":"error","code":"wrong-type","path":"a","message":"m"}"#).unwrap();
+        assert_eq!(plain, Diagnostic::new(Rule::WrongType, "a", "m"));
+        let unknown =
+            serde_json::from_str::<Diagnostic>(r#"{"severity":"error","code":"no-such","path":"","message":"m"}"#);
+        assert!(unknown.unwrap_err().to_string().contains("unknown rule code `no-such`"));
+        let n = Notice::new("messages[0].name", "not represented");
+        assert_eq!(serde_json::from_value::<Notice>(serde_json::to_value(&n).unwrap()).unwrap(), n);
     }
 }

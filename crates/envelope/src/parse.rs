@@ -129,6 +129,18 @@ pub fn from_value(raw: Value) -> Result<Loaded, Vec<Diagnostic>> {
     }
 }
 
+/// Whether a JSON value is meant as a Prompt Envelope rather than as a
+/// provider's request body: an object with `version`, or whose `messages`
+/// hold an entry with `segments`. No request format has either, so a reader
+/// that also takes requests (the app) reads such a value as an envelope, and
+/// a damaged envelope gets the envelope's errors rather than a request's.
+/// (`import::detect` is stricter: it needs both, to tell formats apart.)
+pub fn meant_as_envelope(value: &Value) -> bool {
+    let Value::Object(o) = value else { return false };
+    o.contains_key("version")
+        || o.get("messages").and_then(Value::as_array).is_some_and(|m| m.iter().any(|x| x.get("segments").is_some()))
+}
+
 /// The structural pass alone: the model (when the document is an object with
 /// `version` and `messages`), with the messages and segments that decoded,
 /// and the structural errors. For tools and tests that look at documents the

@@ -20,13 +20,13 @@ pub mod anthropic;
 pub mod curl;
 #[cfg(feature = "providers")]
 pub mod openai_responses;
-#[cfg(feature = "providers")]
 mod target;
 
 pub use crate::diag::Notice;
 pub use openai_chat::{message_json, openai_json, openai_request, openai_request_filtered};
+pub use target::Target;
 #[cfg(feature = "providers")]
-pub use target::{render, render_with, Exported, Target};
+pub use target::{render, render_with, Exported};
 
 use serde_json::{json, Value};
 

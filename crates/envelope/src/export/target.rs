@@ -1,8 +1,14 @@
 //! The export targets as one choice: what the CLI's `--format` and the app's
 //! format picker offer.
+//!
+//! [`Target`] (names, file names, MIME types) is always built: the app's
+//! picker needs it on its first screen. Rendering to any target but OpenAI
+//! Chat needs the `providers` feature ([`render`]).
 
 use super::params::Provider;
+#[cfg(feature = "providers")]
 use super::{anthropic, contributions, curl, openai_chat, openai_responses, to_pretty, Contributions, Notice};
+#[cfg(feature = "providers")]
 use crate::types::Envelope;
 
 /// One export format.
@@ -81,6 +87,7 @@ impl Target {
 /// An export: its text (pretty JSON and a final newline, or a shell
 /// command), and what did not carry over as it was.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg(feature = "providers")]
 pub struct Exported {
     pub text: String,
     pub notices: Vec<Notice>,
@@ -88,11 +95,13 @@ pub struct Exported {
 
 /// The export of `envelope` to `target`. For [`Target::OpenaiChat`] the
 /// text is [`super::openai_json`]'s, byte for byte.
+#[cfg(feature = "providers")]
 pub fn render(envelope: &Envelope, target: Target) -> Exported {
     render_with(envelope, &contributions(envelope), target)
 }
 
 /// [`render`] with the envelope's contributions already at hand.
+#[cfg(feature = "providers")]
 pub fn render_with(envelope: &Envelope, c: &Contributions, target: Target) -> Exported {
     let mut notices = Vec::new();
     let body = match target.provider() {

@@ -1,12 +1,23 @@
-//! The tokenizer worker, from the page's side: spawned on first use (so the
-//! first page load fetches none of it), asked for counts and ids with
-//! postMessage, answered without blocking the page.
+//! The engine worker, from the page's side: spawned on first use (so the
+//! first page load fetches none of it), asked with postMessage, answered
+//! without blocking the page. One typed async function per operation, in a
+//! module each: [`tokens::encode`], [`import::import`], [`export::export`].
+//! The protocol is documented in the worker crate (`pep_token_worker`),
+//! whose types the JSON operations share.
+//!
+//! A worker that fails to load or crashes fails every waiting request with a
+//! message (the views show it with "Try again") and is forgotten: the next
+//! request starts a fresh one. Nothing waits forever on a dead worker.
+
+pub mod export;
+pub mod import;
+pub mod tokens;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Object, Promise, Reflect, Uint32Array};
+use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -14,19 +25,6 @@ use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
 /// Where Trunk puts the worker's loader (`data-loader-shim`).
 pub const WORKER_URL: &str = "/token-worker_loader.js";
-
-/// The worker's answer to one request.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Encoded {
-    /// Tokens per text.
-    pub lens: Vec<u32>,
-    /// All token ids, flattened (only when ids were asked for).
-    pub ids: Vec<u32>,
-    /// Each token's length in UTF-8 bytes (only with ids).
-    pub pieces: Vec<u32>,
-    /// Milliseconds the worker spent.
-    pub ms: f64,
-}
 
 struct Client {
     worker: Worker,
@@ -44,8 +42,8 @@ fn get(o: &JsValue, k: &str) -> JsValue {
     Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
 }
 
-fn u32s(v: JsValue) -> Vec<u32> {
-    v.dyn_into::<Uint32Array>().map(|a| a.to_vec()).unwrap_or_default()
+fn set(o: &Object, k: &str, v: &JsValue) {
+    let _ = Reflect::set(o, &JsValue::from_str(k), v);
 }
 
 /// Rejects every waiting request (the worker failed to load or crashed),
@@ -55,7 +53,9 @@ fn fail_all(client: &Rc<RefCell<Client>>, message: &str) {
         let mut c = client.borrow_mut();
         c.worker.set_onmessage(None);
         c.worker.set_onerror(None);
+        c.worker.set_onmessageerror(None);
         c.worker.terminate();
+        c.queue = None;
         c.waiting.drain().collect()
     };
     for (_, (_, reject)) in waiting {
@@ -73,7 +73,7 @@ fn spawn() -> Result<Rc<RefCell<Client>>, String> {
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Module);
     let worker = Worker::new_with_options(WORKER_URL, &options)
-        .map_err(|e| format!("the tokenizer worker could not start: {e:?}"))?;
+        .map_err(|e| format!("the engine worker could not start: {e:?}"))?;
     let client = Rc::new(RefCell::new(Client {
         worker: worker.clone(),
         queue: Some(Vec::new()),
@@ -101,12 +101,16 @@ fn spawn() -> Result<Rc<RefCell<Client>>, String> {
     onmessage.forget();
     let weak = Rc::downgrade(&client);
     let onerror = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
-        let msg = get(&e, "message").as_string().unwrap_or_else(|| "the tokenizer worker failed".into());
+        let msg = get(&e, "message")
+            .as_string()
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| "the engine worker failed to load or stopped".into());
         if let Some(client) = weak.upgrade() {
             fail_all(&client, &msg);
         }
     });
     worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+    worker.set_onmessageerror(Some(onerror.as_ref().unchecked_ref()));
     onerror.forget();
     Ok(client)
 }
@@ -123,40 +127,60 @@ fn client() -> Result<Rc<RefCell<Client>>, String> {
     })
 }
 
-/// Counts (and with `ids`, encodes) each text in the worker.
-pub async fn encode(texts: &[&str], ids: bool) -> Result<Encoded, String> {
+/// Sends `message` (an object with `op` and the operation's fields; the id
+/// is added here) and awaits the answer. `Err` when the worker could not
+/// load, crashed, or answered `{error}`.
+pub async fn call(message: Object) -> Result<JsValue, String> {
     let client = client()?;
-    let array = Array::new_with_length(texts.len() as u32);
-    for (i, t) in texts.iter().enumerate() {
-        array.set(i as u32, JsValue::from_str(t));
-    }
-    let message = Object::new();
     let id = {
         let mut c = client.borrow_mut();
         c.next += 1;
         c.next
     };
-    let _ = Reflect::set(&message, &"id".into(), &JsValue::from(id));
-    let _ = Reflect::set(&message, &"texts".into(), &array);
-    let _ = Reflect::set(&message, &"ids".into(), &JsValue::from_bool(ids));
+    set(&message, "id", &JsValue::from(id));
     let promise = Promise::new(&mut |resolve, reject| {
         client.borrow_mut().waiting.insert(id, (resolve, reject));
     });
-    {
+    let posted = {
         let mut c = client.borrow_mut();
         match c.queue.as_mut() {
-            Some(q) => q.push(message.into()),
-            None => c.worker.post_message(&message).map_err(|e| format!("{e:?}"))?,
+            Some(q) => {
+                q.push(message.into());
+                Ok(())
+            }
+            None => c.worker.post_message(&message).map_err(|e| format!("{e:?}")),
         }
+    };
+    if let Err(e) = posted {
+        client.borrow_mut().waiting.remove(&id);
+        return Err(format!("the engine worker could not be asked: {e}"));
     }
     let data = JsFuture::from(promise).await.map_err(|e| e.as_string().unwrap_or_else(|| format!("{e:?}")))?;
     if let Some(err) = get(&data, "error").as_string() {
         return Err(err);
     }
-    Ok(Encoded {
-        lens: u32s(get(&data, "lens")),
-        ids: u32s(get(&data, "tokens")),
-        pieces: u32s(get(&data, "pieces")),
-        ms: get(&data, "ms").as_f64().unwrap_or(0.0),
-    })
+    Ok(data)
+}
+
+/// Runs a JSON operation: `request` serialised, the reply deserialised.
+pub async fn call_json<Q: serde::Serialize, R: serde::de::DeserializeOwned>(
+    op: &str,
+    request: &Q,
+) -> Result<R, String> {
+    let text = serde_json::to_string(request).map_err(|e| format!("the request could not be written: {e}"))?;
+    let message = Object::new();
+    set(&message, "op", &JsValue::from_str(op));
+    set(&message, "request", &JsValue::from_str(&text));
+    let data = call(message).await?;
+    let reply = get(&data, "reply")
+        .as_string()
+        .ok_or_else(|| format!("the engine worker answered `{op}` without a reply (is it older than the page?)"))?;
+    read_reply(op, &reply)
+}
+
+/// A reply's JSON text as its type; a reply that does not fit is an error
+/// that says so (a cached worker older than the page, say).
+pub fn read_reply<R: serde::de::DeserializeOwned>(op: &str, reply: &str) -> Result<R, String> {
+    serde_json::from_str(reply)
+        .map_err(|e| format!("the engine worker's `{op}` reply does not read ({e}); reload the page"))
 }
