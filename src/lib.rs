@@ -11,6 +11,7 @@ pub mod components;
 pub mod doc;
 pub mod state;
 pub mod tokens;
+pub mod window;
 
 pub use app::App;
 
