@@ -3,14 +3,14 @@
 // target/bench/results.json. Reports only: exits 0 even when a budget is
 // missed (non-zero only when the bench itself cannot run).
 //
-// Usage: node bench/run.mjs [--only size,load,budget-tab,tokenizer,big,replan]
+// Usage: node bench/run.mjs [--only size,load,budget-tab,tokenizer,big,huge,replan]
 // Expects target/bench/ inputs from bench/gen.mjs and (for budget 6)
 // target/bench/replan.json from bench/replan (scripts/bench.sh does both).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { bigDocument } from './bigdoc.mjs';
+import { bigDocument, hugeDocuments } from './bigdoc.mjs';
 import { DATA, PORT, Results, launch, root, useServer } from './lib.mjs';
 import { budgetTab, firstRender } from './load.mjs';
 import { startServer } from './serve.mjs';
@@ -28,7 +28,7 @@ try { chromiumVersion = execFileSync(process.env.CHROMIUM || '/usr/bin/chromium'
 console.log(`load average at start: ${load0.map((x) => x.toFixed(2)).join(' ')} (1/5/15 min) on ${cpus().length} cores; node ${process.version}; ${chromiumVersion}`);
 console.log(`dist: ${readdirSync(join(root, 'dist')).filter((f) => /\.(js|wasm|css|html)$/.test(f)).join(' ')}`);
 
-for (const f of ['big.envelope.json', 'mixed-10mb.txt', 'chat-360.json', 'long-runs.json', 'long-runs.txt']) {
+for (const f of ['big.envelope.json', 'big100k.envelope.json', 'one-message-100k.envelope.json', 'mixed-10mb.txt', 'chat-360.json', 'long-runs.json', 'long-runs.txt']) {
   if (!existsSync(join(DATA, f))) {
     console.error(`missing ${join(DATA, f)}: run node bench/gen.mjs first (scripts/bench.sh does)`);
     process.exit(2);
@@ -49,6 +49,7 @@ const sections = [
   ['budget-tab', 'budget 7b: Budget tab to first counts, cold', (b) => budgetTab(results, b), 7],
   ['tokenizer', 'budgets 4 and 5: tokenizer worker vs gpt-tokenizer', (b) => tokenizer(results, b), 4],
   ['big', 'budget 3 (and 6 in the browser): the 2,000-message envelope', (b) => bigDocument(results, b), 3],
+  ['huge', 'budget 3: the window at 100,000 segments (10,000 messages; one message)', (b) => hugeDocuments(results, b), 3],
 ];
 for (const [name, title, fn, budget] of sections) {
   if (!want(name)) continue;

@@ -14,6 +14,7 @@ use crate::components::conversation::Conversation;
 use crate::components::loader::{drag_has_files, on_drop, LoadErrors, Notices, OpenButton, PasteButton, Warnings};
 use crate::components::protocol_panel::ProtocolPanel;
 use crate::doc::{Doc, Source};
+use crate::nav::Navigator;
 use crate::state::{Expansion, Prefs, Session};
 
 /// The demos, by letter, with a one-line story each.
@@ -210,6 +211,7 @@ fn UserDocPage() -> impl IntoView {
 fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     let prefs = Prefs::expect();
     provide_context(Expansion::new());
+    provide_context(Navigator::new());
     provide_context(Budget::new(doc));
     let split = prefs.split;
     let dragging = RwSignal::new(false);

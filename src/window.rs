@@ -199,6 +199,20 @@ impl Layout {
         self.set(row, h)
     }
 
+    /// New estimates for many rows at once (an "Expand all"): one pass over
+    /// the tree instead of one update per row.
+    pub fn reestimate_many(&mut self, heights: impl IntoIterator<Item = (usize, f64)>) {
+        let mut n = 0;
+        for (row, h) in heights {
+            self.measured[row] = false;
+            self.heights[row] = h.max(MIN_ROW);
+            n += 1;
+        }
+        if n > 0 {
+            self.tree = Fenwick::build(&self.heights);
+        }
+    }
+
     /// The rows overlapping `top..bottom` (offsets), at least one row when
     /// there is any.
     pub fn span(&self, top: f64, bottom: f64) -> Span {
@@ -443,6 +457,15 @@ impl SegmentSize {
     }
 }
 
+/// Whether a segment's own toggle starts open: the document's `collapsed`,
+/// or closed for a document's parsed content (kinds without a toggle: open).
+pub fn default_open(segment: &Segment) -> bool {
+    match segment {
+        Segment::Document(_) => false,
+        s => s.collapsed().is_none_or(|c| !c),
+    }
+}
+
 /// A chunk's estimated height: its segments and the gaps between them.
 pub fn chunk_estimate(heights: impl IntoIterator<Item = f64>, first_of_message: bool) -> f64 {
     let mut n = 0usize;
@@ -517,6 +540,9 @@ mod tests {
         l.reestimate(1, 90.0);
         assert!(!l.is_measured(1));
         assert_eq!(l.height(1), 90.0);
+        l.reestimate_many([(0, 10.0), (2, 20.0)]);
+        assert_eq!((l.height(0), l.height(2)), (10.0, 20.0));
+        assert_eq!(l.offset(3), 10.0 + 90.0 + 20.0);
         // Zero heights are clamped so every offset has one row.
         l.measure(3, 0.0);
         assert_eq!(l.height(3), 1.0);
