@@ -297,14 +297,13 @@ export function bigEnvelope({ messages: M = 2000, segments: S = 20000, seed = 42
 }
 
 /**
- * One message holding `n` short segments (text, with a collapsed tool result
- * every 50th): the red-team's "one message with 100,000 segments (3.5 MB)".
+ * One user message holding `n` short segments (text, with a collapsed long
+ * text every 50th): the red-team's "one message with 100,000 segments (3.5 MB)".
  */
 export function oneMessageEnvelope(n = 100_000, seed = 9) {
   const r = rng(seed);
-  const segments = Array.from({ length: n }, (_, i) => (i % 50 === 49
-    ? { kind: 'tool_call_result', toolName: 'probe', result: `ok ${i}`, success: true, collapsed: true }
-    : { kind: 'text', content: `${r.pick(WORDS)} ${i}` }));
+  const long = (i) => { const content = `pasted ${i}\n${sentence(r)}\n${sentence(r)}`; return { kind: 'long_text', content, charCount: [...content].length, collapsed: true }; };
+  const segments = Array.from({ length: n }, (_, i) => (i % 50 === 49 ? long(i) : { kind: 'text', content: `${r.pick(WORDS)} ${i}` }));
   return { version: '1.0', model: 'gpt-4o', messages: [{ id: 'one', role: 'user', timestamp: 1770800000000, segments }] };
 }
 
