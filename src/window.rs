@@ -351,7 +351,11 @@ impl TextAmount {
     }
 
     fn plus(self, other: TextAmount) -> TextAmount {
-        TextAmount { chars: self.chars.saturating_add(other.chars), breaks: self.breaks.saturating_add(other.breaks), mono: self.mono }
+        TextAmount {
+            chars: self.chars.saturating_add(other.chars),
+            breaks: self.breaks.saturating_add(other.breaks),
+            mono: self.mono,
+        }
     }
 
     /// Height in px at `width` px: wrapped lines plus one per break.

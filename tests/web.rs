@@ -392,7 +392,10 @@ async fn loader_lists_path_errors_and_keeps_the_current_view() {
     paste(ALL_KINDS.replace("LONGVALUE", "short")).await;
     // The conversation shows it (through its window: the count, and the top).
     let shows_it = || {
-        el.query_selector(".conv-tools .muted").ok().flatten().is_some_and(|c| c.text_content().unwrap().starts_with("4 messages"))
+        el.query_selector(".conv-tools .muted")
+            .ok()
+            .flatten()
+            .is_some_and(|c| c.text_content().unwrap().starts_with("4 messages"))
             && ids(&el).first().map(String::as_str) == Some("s")
     };
     assert!(until(shows_it).await, "the pasted document shows");

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use envelope::calls::At;
 use envelope::Role;
-use leptos::prelude::*;
 use leptos::context::Provider;
+use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 
 use crate::browser;
@@ -89,7 +89,10 @@ impl Model {
             Row::Head(_) => HEAD_ESTIMATE,
             Row::Chunk { message, chunk } => {
                 let len = self.doc.envelope.messages[message].segments.len();
-                chunk_estimate(chunk_segments(chunk, len).map(|s| self.segment_height(expansion, message, s)), chunk == 0)
+                chunk_estimate(
+                    chunk_segments(chunk, len).map(|s| self.segment_height(expansion, message, s)),
+                    chunk == 0,
+                )
             }
         }
     }
@@ -274,7 +277,9 @@ impl Ctl {
         // Scrolled since the anchor was taken (a script, the keyboard, a
         // scroll whose event has not come yet): that position stays.
         let pos = browser::scroll_position(b.scroller.as_ref());
-        if matches!(anchor, Anchor::Element { .. }) && self.dom.with_value(|d| d.at.is_some_and(|a| (a - pos).abs() > 1.0)) {
+        if matches!(anchor, Anchor::Element { .. })
+            && self.dom.with_value(|d| d.at.is_some_and(|a| (a - pos).abs() > 1.0))
+        {
             self.capture(&b, b.top - b.origin);
             return;
         }
@@ -431,7 +436,8 @@ impl Ctl {
             return;
         }
         if let Some(at) = target.at() {
-            let default = self.model.with_value(|md| default_open(&md.doc.envelope.messages[at.message].segments[at.segment]));
+            let default =
+                self.model.with_value(|md| default_open(&md.doc.envelope.messages[at.message].segments[at.segment]));
             let key = ToggleKey::segment(at.message, at.segment);
             if !self.expansion.is_open_untracked(key, default) {
                 self.expansion.set(key, true);
