@@ -70,6 +70,29 @@ async function realClick(page, locator, settle = 60) {
   }, r);
 }
 
+/**
+ * Scrolls the left pane down until a segment of `kind` is rendered, then
+ * brings it to the middle of the pane (works through the window and through
+ * the older batches alike); returns a locator for its first toggle.
+ */
+async function findKind(page, kind) {
+  const found = await page.evaluate(async (kind) => {
+    const sc = document.querySelector('.pane.left');
+    for (let i = 0; i < 400; i++) {
+      const el = document.querySelector(`.conversation [data-kind=${kind}] [aria-expanded]`);
+      if (el) { el.scrollIntoView({ block: 'center' }); return true; }
+      if (sc.scrollTop + sc.clientHeight >= sc.scrollHeight - 1) return false;
+      sc.scrollTop += sc.clientHeight * 0.8;
+      await window.__nextFrame();
+      await window.__nextFrame();
+    }
+    return false;
+  }, kind);
+  if (!found) throw new Error(`no ${kind} with a toggle found`);
+  await page.waitForTimeout(300);
+  return page.locator(`.conversation [data-kind=${kind}] [aria-expanded]`).first();
+}
+
 /** `n` real clicks on `locator`, each timed to the next frame. */
 async function toggles(page, locator, n) {
   const out = [];
@@ -271,8 +294,8 @@ export async function bigDocument(results, browser, { replanInBrowser = true, op
   // ---- one panel toggle ----
   const panel = await toggles(page, page.locator('.conversation .panel-head').first(), 20);
   toggleRow(results, 'big-toggle-panel', 'Big envelope: toggle first .panel-head → next frame, median of 20', panel);
-  const result = await toggles(page, page.locator('.conversation [data-kind=tool_call_result] button').first(), 20);
-  toggleRow(results, 'big-toggle-result', 'Big envelope: toggle first tool_call_result → next frame, median of 20', result);
+  const result = await toggles(page, await findKind(page, 'tool_call_result'), 20);
+  toggleRow(results, 'big-toggle-result', 'Big envelope: toggle the first tool_call_result (scrolled to) → next frame, median of 20', result);
 
   // ---- Expand all / Collapse all (the window re-estimates what it does not show) ----
   const expandBtn = page.locator('.conv-tools button', { hasText: 'Expand all' });
@@ -295,8 +318,8 @@ export async function bigDocument(results, browser, { replanInBrowser = true, op
   scrollRow(results, 'big-scroll-all', 'Big envelope: scroll through all of it, one screen per frame — longest task', run, mem1, { limit: 50 });
 
   // ---- toggles at the end, jumps (scrollbar drags) ----
-  const lastResult = await toggles(page, page.locator('.conversation [data-kind=tool_call_result] button').last(), 10);
-  toggleRow(results, 'big-toggle-last-result-scrolled', 'Big envelope, scrolled to the end: toggle the last tool_call_result, median of 10', lastResult);
+  const lastResult = await toggles(page, page.locator('.conversation .seg-slot [aria-expanded]').last(), 10);
+  toggleRow(results, 'big-toggle-last-scrolled', 'Big envelope, scrolled to the end: toggle the last rendered toggle, median of 10', lastResult);
   jumpRow(results, 'big-jumps', 'Big envelope: scroll position jumps (scrollbar drag) → window settled, worst', await jumps(page));
   await expandAllRow('big-expand-all-scrolled', 'Big envelope, after the jumps: "Expand all" → next frame');
 
@@ -333,8 +356,8 @@ export async function hugeDocuments(results, browser) {
     jumpRow(results, `${idp}-jumps`, `${label}: scroll position jumps → window settled, worst`, await jumps(page));
     await page.evaluate(() => { const p = document.querySelector('.pane.left'); p.scrollTop = p.scrollHeight; });
     await page.waitForTimeout(300);
-    const t = await toggles(page, page.locator('.conversation [data-kind=tool_call_result] button').last(), 10);
-    toggleRow(results, `${idp}-toggle-end`, `${label}, at the end: toggle the last tool_call_result, median of 10`, t);
+    const t = await toggles(page, page.locator('.conversation .seg-slot [aria-expanded]').last(), 10);
+    toggleRow(results, `${idp}-toggle-end`, `${label}, at the end: toggle the last rendered toggle, median of 10`, t);
     if (page.errors.length) results.note(`page errors with ${name}: ${[...new Set(page.errors)].slice(0, 5).join(' | ')}`);
     await context.close();
   }

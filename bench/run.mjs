@@ -22,11 +22,13 @@ const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',
 const want = (name) => !only || only.includes(name);
 
 const started = Date.now();
+// BENCH_DIST=dist-other: measure another build (an A/B run against a stash of main).
+const DIST = process.env.BENCH_DIST || 'dist';
 const load0 = loadavg();
 let chromiumVersion = '?';
 try { chromiumVersion = execFileSync(process.env.CHROMIUM || '/usr/bin/chromium', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { /* reported as ? */ }
 console.log(`load average at start: ${load0.map((x) => x.toFixed(2)).join(' ')} (1/5/15 min) on ${cpus().length} cores; node ${process.version}; ${chromiumVersion}`);
-console.log(`dist: ${readdirSync(join(root, 'dist')).filter((f) => /\.(js|wasm|css|html)$/.test(f)).join(' ')}`);
+console.log(`${DIST}: ${readdirSync(join(root, DIST)).filter((f) => /\.(js|wasm|css|html)$/.test(f)).join(' ')}`);
 
 for (const f of ['big.envelope.json', 'big100k.envelope.json', 'one-message-100k.envelope.json', 'mixed-10mb.txt', 'chat-360.json', 'long-runs.json', 'long-runs.txt']) {
   if (!existsSync(join(DATA, f))) {
@@ -36,7 +38,7 @@ for (const f of ['big.envelope.json', 'big100k.envelope.json', 'one-message-100k
 }
 
 const results = new Results();
-const server = await startServer(join(root, 'dist'), PORT, {
+const server = await startServer(join(root, DIST), PORT, {
   '/__bench/node_modules/': join(root, 'bench/node_modules'),
   '/__bench/data/': DATA,
   '/__bench/': join(root, 'bench'),
@@ -110,12 +112,12 @@ console.log(`\nload average at start ${load0.map((x) => x.toFixed(2)).join(' ')}
 console.log(fails.length ? `${fails.length} figure(s) over budget or not measured: ${fails.map((r) => r.id).join(', ')}` : 'every budgeted figure is within budget');
 if (results.notes.length) console.log(`notes:\n${results.notes.map((n) => `  - ${n}`).join('\n')}`);
 
-writeFileSync(join(DATA, 'results.json'), JSON.stringify({
+writeFileSync(join(DATA, DIST === 'dist' ? 'results.json' : `results-${DIST}.json`), JSON.stringify({
   date: new Date().toISOString(),
   machine: { cores: cpus().length, node: process.version, chromium: chromiumVersion, loadavg_start: load0, loadavg_end: load1 },
-  dist: readdirSync(join(root, 'dist')).filter((f) => /\.(js|wasm|css|html)$/.test(f)),
+  dist: readdirSync(join(root, DIST)).filter((f) => /\.(js|wasm|css|html)$/.test(f)),
   seconds: Math.round((Date.now() - started) / 1000),
   results: rows,
   notes: results.notes,
 }, null, 2));
-console.log(`wrote ${join(DATA, 'results.json')}`);
+console.log(`wrote ${join(DATA, DIST === 'dist' ? 'results.json' : `results-${DIST}.json`)}`);
