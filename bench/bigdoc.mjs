@@ -94,7 +94,7 @@ async function findKind(page, kind) {
 }
 
 /** `n` real clicks on `locator`, each timed to the next frame. */
-async function toggles(page, locator, n) {
+export async function toggles(page, locator, n) {
   const out = [];
   for (let i = 0; i < n; i++) {
     const before = await locator.getAttribute('aria-expanded');
@@ -129,7 +129,7 @@ export async function memory(context, page) {
 }
 
 /** Opens an envelope through the file input of a fresh page; times the first screen. */
-async function openBig(browser, file, first = FIRST) {
+export async function openBig(browser, file, first = FIRST) {
   const { context, page } = await freshPage(browser);
   // The app module's exports (its memory), as Trunk's loader announces them.
   await context.addInitScript(() => addEventListener('TrunkApplicationStarted', (e) => { window.__wasm = e.detail?.wasm; }));

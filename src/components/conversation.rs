@@ -150,6 +150,9 @@ struct Dom {
     /// when it moved since, someone scrolled and the anchor is stale.
     at: Option<f64>,
     ro: Option<ResizeObserverHandle>,
+    /// The element that scrolls the list (`Some(None)`: the document),
+    /// found again after a resize of the window or of the list.
+    scroller: Option<Option<web_sys::Element>>,
     frame_pending: bool,
     /// The newest jump carried out.
     done: u64,
@@ -186,7 +189,14 @@ impl Ctl {
         if !list.is_connected() {
             return None;
         }
-        let scroller = browser::scroller(&list);
+        let scroller = match self.dom.with_value(|d| d.scroller.clone()) {
+            Some(s) => s,
+            None => {
+                let s = browser::scroller(&list);
+                self.dom.update_value(|d| d.scroller = Some(s.clone()));
+                s
+            }
+        };
         let (top, bottom) = browser::visible_band(scroller.as_ref());
         let (origin, _) = browser::rect(&list);
         Some(Band { top, bottom, origin, scroller })
@@ -322,6 +332,7 @@ impl Ctl {
     fn on_resize(&self, entries: Vec<(web_sys::Element, f64)>) {
         let mut frames = Vec::new();
         let mut bar = None;
+        let mut list_resized = false;
         self.model.update_value(|md| {
             for (el, h) in &entries {
                 if !el.is_connected() {
@@ -329,6 +340,9 @@ impl Ctl {
                 }
                 if el.class_list().contains("session-bar") {
                     bar = Some(*h);
+                }
+                if el.class_list().contains("messages") {
+                    list_resized = true;
                 }
                 let Some(row) = el.get_attribute("data-row").and_then(|r| r.parse::<usize>().ok()) else { continue };
                 if row >= md.layout.rows() {
@@ -349,6 +363,14 @@ impl Ctl {
         if let Some(h) = bar {
             self.bar.set(h);
         }
+        if list_resized {
+            // The list may now overflow a box that did not scroll before.
+            self.dom.update_value(|d| {
+                if d.scroller == Some(None) {
+                    d.scroller = None;
+                }
+            });
+        }
         self.correct();
         self.schedule_update();
     }
@@ -359,7 +381,12 @@ impl Ctl {
         if target.as_ref().is_some_and(|t| !t.contains(Some(&list))) {
             return; // another box scrolled (the protocol panel)
         }
-        let pos = browser::scroll_position(browser::scroller(&list).as_ref());
+        if target.is_none() {
+            // The window was resized: the layout (one pane or two) may differ.
+            self.dom.update_value(|d| d.scroller = None);
+        }
+        let Some(b) = self.band() else { return };
+        let pos = browser::scroll_position(b.scroller.as_ref());
         let ours = self.dom.with_value(|d| d.expected.is_some_and(|e| (e - pos).abs() < 1.5));
         self.dom.update_value(|d| d.expected = None);
         self.update(target.is_none() || !ours);
