@@ -1,7 +1,9 @@
 // Budget 3: the 2,000-message / 20,000-segment envelope, opened through the
-// file input: first screen, one panel toggle, "Expand all", rendering
-// everything. Budget 6 (optional, in the browser): the Budget tab on that
-// envelope and a limit change (re-plan over ~2,000 parts + re-render).
+// file input: first screen (in the DOM and painted), memory, toggles,
+// "Expand all", scrolling through all of it, jumps. Then the window at
+// 100,000 segments (`hugeDocuments`). Budget 6 (optional, in the browser):
+// the Budget tab on the big envelope and a limit change (re-plan over
+// ~2,000 parts + re-render).
 import { join } from 'node:path';
 import { statSync } from 'node:fs';
 import { BASE, DATA, freshPage, median, percentile, round, traceTop } from './lib.mjs';
@@ -68,8 +70,31 @@ async function realClick(page, locator, settle = 60) {
   }, r);
 }
 
+/**
+ * Scrolls the left pane down until a segment of `kind` is rendered, then
+ * brings it to the middle of the pane (works through the window and through
+ * the older batches alike); returns a locator for its first toggle.
+ */
+async function findKind(page, kind) {
+  const found = await page.evaluate(async (kind) => {
+    const sc = document.querySelector('.pane.left');
+    for (let i = 0; i < 400; i++) {
+      const el = document.querySelector(`.conversation [data-kind=${kind}] [aria-expanded]`);
+      if (el) { el.scrollIntoView({ block: 'center' }); return true; }
+      if (sc.scrollTop + sc.clientHeight >= sc.scrollHeight - 1) return false;
+      sc.scrollTop += sc.clientHeight * 0.8;
+      await window.__nextFrame();
+      await window.__nextFrame();
+    }
+    return false;
+  }, kind);
+  if (!found) throw new Error(`no ${kind} with a toggle found`);
+  await page.waitForTimeout(300);
+  return page.locator(`.conversation [data-kind=${kind}] [aria-expanded]`).first();
+}
+
 /** `n` real clicks on `locator`, each timed to the next frame. */
-async function toggles(page, locator, n) {
+export async function toggles(page, locator, n) {
   const out = [];
   for (let i = 0; i < n; i++) {
     const before = await locator.getAttribute('aria-expanded');
@@ -93,9 +118,21 @@ function toggleRow(results, id, name, rs, { note = '', limit = 16 } = {}) {
   });
 }
 
-/** Opens the big envelope through the file input of a fresh page; times the first screen. */
-async function openBig(browser, file) {
+/** WebAssembly memory (the app module's linear memory) and JS heap (after a GC), in MB. */
+export async function memory(context, page) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('HeapProfiler.collectGarbage').catch(() => {});
+  const heap = await cdp.send('Runtime.getHeapUsage').catch(() => null);
+  await cdp.detach();
+  const wasm = await page.evaluate(() => (window.__wasm?.memory ? window.__wasm.memory.buffer.byteLength : null));
+  return { wasm: wasm === null ? null : round(wasm / 1e6, 1), heap: heap ? round(heap.usedSize / 1e6, 1) : null };
+}
+
+/** Opens an envelope through the file input of a fresh page; times the first screen. */
+export async function openBig(browser, file, first = FIRST) {
   const { context, page } = await freshPage(browser);
+  // The app module's exports (its memory), as Trunk's loader announces them.
+  await context.addInitScript(() => addEventListener('TrunkApplicationStarted', (e) => { window.__wasm = e.detail?.wasm; }));
   await page.goto(`${BASE}/`);
   await page.locator('[data-kind]').first().waitFor();
   await page.waitForLoadState('networkidle');
@@ -113,10 +150,10 @@ async function openBig(browser, file) {
       }
     });
     mo.observe(document.body, { childList: true, subtree: true });
-  }, FIRST);
+  }, first);
   const wall0 = Date.now();
   await page.getByTestId('open-file').setInputFiles(file);
-  await page.waitForFunction(() => window.__big.frame !== undefined, null, { timeout: 120000 });
+  await page.waitForFunction(() => window.__big.frame !== undefined, null, { timeout: 240000 });
   const wall = Date.now() - wall0;
   await page.waitForTimeout(100);
   const open = await page.evaluate(() => {
@@ -133,9 +170,100 @@ async function openBig(browser, file) {
   return { context, page, open: { ...open, wall } };
 }
 
+/**
+ * In the page: scrolls the left pane by `step` screens per frame (a fast
+ * fling), starting at `from` (0–1 of the scroll range), for at most `frames`
+ * frames or to the end. Frame intervals (rAF to rAF: each includes the
+ * window's work for that scroll) and the long tasks meanwhile.
+ */
+function scrollRun(page, { step = 1, frames = 100000, from = 0 } = {}) {
+  return page.evaluate(async ({ step, frames, from }) => {
+    const sc = document.querySelector('.pane.left');
+    sc.scrollTop = from * (sc.scrollHeight - sc.clientHeight);
+    for (let i = 0; i < 4; i++) await window.__nextFrame();
+    const t0 = performance.now();
+    const times = [];
+    let last = t0;
+    for (let i = 0; i < frames; i++) {
+      if (sc.scrollTop + sc.clientHeight >= sc.scrollHeight - 1) break;
+      sc.scrollTop += sc.clientHeight * step;
+      await new Promise((r) => requestAnimationFrame(r));
+      const now = performance.now();
+      times.push(now - last);
+      last = now;
+    }
+    const total = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 150));
+    const long = window.__longIn(t0, t0 + total).map((e) => e.dur);
+    return {
+      frames: times.length, total, times, long, height: sc.scrollHeight,
+      nodes: document.getElementsByTagName('*').length, segs: document.querySelectorAll('.conversation .seg-slot').length,
+    };
+  }, { step, frames, from });
+}
+
+/** In the page: jumps of the scroll position (a scrollbar drag), each timed to the frame after the window settled. */
+function jumps(page, at = [0.5, 0.25, 0.75, 1, 0]) {
+  return page.evaluate(async (at) => {
+    const sc = document.querySelector('.pane.left');
+    const out = [];
+    for (const f of at) {
+      const t = performance.now();
+      sc.scrollTop = f * (sc.scrollHeight - sc.clientHeight);
+      // The window renders the viewport first, the overscan after the next paint.
+      await window.__nextFrame();
+      const first = performance.now() - t;
+      await window.__nextFrame();
+      await window.__nextFrame();
+      const settled = performance.now() - t;
+      await new Promise((r) => setTimeout(r, 100));
+      const long = window.__longIn(t, t + settled).map((e) => e.dur);
+      const band = sc.getBoundingClientRect();
+      const visible = [...document.querySelectorAll('.conversation .seg-slot')].filter((e) => { const r = e.getBoundingClientRect(); return r.bottom > band.top && r.top < band.bottom; }).length;
+      out.push({ at: f, first, settled, long: long.length ? Math.max(...long) : 0, visible });
+    }
+    return out;
+  }, at);
+}
+
+function scrollRow(results, id, name, r, mem, { limit } = {}) {
+  const sorted = [...r.times].sort((a, b) => a - b);
+  const longest = r.long.length ? Math.max(...r.long) : 0;
+  results.add({
+    id, budget: 3, name, value: round(longest), unit: 'ms', ...(limit ? { limit, cmp: '<' } : {}),
+    note: `${r.frames} frames over ${Math.round(r.total)} ms (${(r.height / 1e6).toFixed(2)} M px tall): frame interval median ${round(median(sorted), 1)} ms, p95 ${round(percentile(sorted, 95), 1)} ms, max ${round(sorted[sorted.length - 1] ?? 0, 1)} ms; long tasks ${r.long.length}${r.long.length ? ` (max ${Math.round(longest)} ms)` : ''}; at the end ${r.segs} segments / ${r.nodes} elements in the DOM${mem ? `; WebAssembly memory ${mem.wasm} MB, JS heap ${mem.heap} MB` : ''}`,
+    detail: { ...r, times: undefined },
+  });
+}
+
+function jumpRow(results, id, name, js) {
+  results.add({
+    id, budget: 3, name, value: round(Math.max(...js.map((j) => j.settled))), unit: 'ms',
+    note: js.map((j) => `${Math.round(j.at * 100)}%: first frame ${Math.round(j.first)} ms, settled ${Math.round(j.settled)} ms, longest task ${Math.round(j.long)} ms, ${j.visible} segments visible`).join('; '),
+  });
+}
+
+function openRow(results, idp, name, firsts, mem, { limit = null, longLimit = null } = {}) {
+  const paint = firsts.map((o) => o.frame);
+  const f = firsts.map((o) => o.first);
+  const o = firsts[firsts.length - 1];
+  results.add({
+    id: `${idp}-first-paint`, budget: 3, name: `${name}: file set → first segment painted${firsts.length > 1 ? `, median of ${firsts.length}` : ''}`,
+    value: round(median(paint)), unit: 'ms', ...(limit ? { limit, cmp: '<' } : {}), samples: paint.map((x) => round(x)),
+    note: `first [data-kind] in the DOM ${f.map(Math.round).join('/')} ms; node-side wall ${firsts.map((x) => x.wall).join('/')} ms; long tasks ${firsts.map((x) => x.long.join('+') || '-').join(' / ')} ms; first screen ${o.rendered} messages / ${o.segs} segments${mem ? `; WebAssembly memory ${mem.wasm} MB, JS heap ${mem.heap} MB` : ''}${o.notices.length ? `; notices: ${o.notices.join(' | ')}` : ''}`,
+    detail: firsts,
+  });
+  const longest = firsts.map((x) => (x.long.length ? Math.max(...x.long) : 0));
+  results.add({
+    id: `${idp}-longest-task`, budget: 3, name: `${name}: longest main-thread task while opening${firsts.length > 1 ? ', median' : ''}`,
+    value: median(longest), unit: 'ms', ...(longLimit ? { limit: longLimit, cmp: '<' } : {}), note: `runs ${longest.join('/')}`,
+  });
+}
+
 export async function bigDocument(results, browser, { replanInBrowser = true, opens = 3 } = {}) {
   const file = join(DATA, 'big.envelope.json');
   const mb = statSync(file).size / 1e6;
+  const name = `Big envelope (${mb.toFixed(1)} MB, 2,000 msgs / 20,000 segs)`;
 
   // ---- first screen: median of `opens` fresh pages; the first one then
   // tries the Budget tab, the last one goes on with toggles ----
@@ -150,30 +278,14 @@ export async function bigDocument(results, browser, { replanInBrowser = true, op
     else await o.context.close();
   }
   const { context, page } = kept;
-  const open = firsts[firsts.length - 1];
   const f = firsts.map((o) => o.first);
   results.add({
-    id: 'big-first-screen', budget: 3, name: `Big envelope (${mb.toFixed(1)} MB, 2,000 msgs / 20,000 segs): file set → first [data-kind], median of ${opens}`,
+    id: 'big-first-screen', budget: 3, name: `${name}: file set → first [data-kind] in the DOM, median of ${opens}`,
     value: round(median(f)), unit: 'ms', limit: 1000, cmp: '<', samples: f.map((x) => round(x)),
-    note: `runs ${f.map(Math.round).join('/')}; next frame ${firsts.map((o) => Math.round(o.frame)).join('/')} ms; node-side wall ${firsts.map((o) => o.wall).join('/')} ms; long tasks (the tab is frozen that long) ${firsts.map((o) => o.long.join('+') || '-').join(' / ')} ms; first batch ${open.rendered} messages / ${open.segs} segments; JS heap ${open.heap} MB${open.notices.length ? `; notices: ${open.notices.join(' | ')}` : ''}`,
-    detail: firsts,
   });
-  const longest = firsts.map((o) => (o.long.length ? Math.max(...o.long) : 0));
-  results.add({ id: 'big-longest-task', budget: 3, name: 'Big envelope: longest main-thread task while opening, median', value: median(longest), unit: 'ms', note: `runs ${longest.join('/')}` });
-  // The background batches (one per frame, up to 3,000 segments) finish
-  // before the toggles are timed: until the rendered count holds for 300 ms.
-  const background = await page.evaluate(async () => {
-    const t = performance.now();
-    const n = () => document.querySelectorAll('.conversation [data-message-id]').length;
-    let last = n(), since = performance.now();
-    while (performance.now() - since < 300 && performance.now() - t < 20000) {
-      await new Promise((r) => setTimeout(r, 50));
-      if (n() !== last) { last = n(); since = performance.now(); }
-    }
-    return { ms: since - t, messages: last, segs: document.querySelectorAll('.conversation [data-kind]').length };
-  });
-  results.add({ id: 'big-background', budget: 3, name: 'Big envelope: background batches after the first screen, until done', value: round(background.ms, 0), unit: 'ms', note: `${background.messages} messages / ${background.segs} segments rendered in the background, one batch per frame, after each paint` });
-  await page.waitForTimeout(300);
+  await page.waitForTimeout(500); // the window's overscan after the first paint
+  const mem0 = await memory(context, page);
+  openRow(results, 'big', name, firsts, mem0);
 
   // ---- what "next frame" costs with nothing to do (a click on plain text) ----
   const idle = await toggles(page, page.locator('.conv-tools .muted'), 20);
@@ -182,89 +294,73 @@ export async function bigDocument(results, browser, { replanInBrowser = true, op
   // ---- one panel toggle ----
   const panel = await toggles(page, page.locator('.conversation .panel-head').first(), 20);
   toggleRow(results, 'big-toggle-panel', 'Big envelope: toggle first .panel-head → next frame, median of 20', panel);
-  const result = await toggles(page, page.locator('.conversation [data-kind=tool_call_result] button').first(), 20);
-  toggleRow(results, 'big-toggle-result', 'Big envelope: toggle first tool_call_result → next frame, median of 20', result);
+  const result = await toggles(page, await findKind(page, 'tool_call_result'), 20);
+  toggleRow(results, 'big-toggle-result', 'Big envelope: toggle the first tool_call_result (scrolled to) → next frame, median of 20', result);
 
-  // ---- Expand all / Collapse all on the first batch ----
+  // ---- Expand all / Collapse all (the window re-estimates what it does not show) ----
   const expandBtn = page.locator('.conv-tools button', { hasText: 'Expand all' });
   const collapseBtn = page.locator('.conv-tools button', { hasText: 'Collapse all' });
-  const expandAllRow = async (id, name) => {
-    const e = await within(240000, name, realClick(page, expandBtn, 300));
+  const expandAllRow = async (id, label) => {
+    const e = await within(240000, label, realClick(page, expandBtn, 300));
     const open = await page.locator('.conversation [aria-expanded=true]').count();
-    const rendered = await page.locator('.conversation [data-message-id]').count();
-    const c = await within(240000, `${name} (collapse)`, realClick(page, collapseBtn, 300));
+    const rendered = await page.locator('.conversation .seg-slot').count();
+    const c = await within(240000, `${label} (collapse)`, realClick(page, collapseBtn, 300));
     results.add({
-      id, budget: 3, name: `${name} (${rendered} messages rendered)`, value: round(e.frame), unit: 'ms',
-      note: `${open} toggles open after; click→DOM change ${round(e.dom)} ms; long tasks ${e.long.map(Math.round).join('+') || 'none'} ms; style+layout of the frame ${Math.round(e.layout)} ms; "Collapse all" ${Math.round(c.frame)} ms (long tasks ${c.long.map(Math.round).join('+') || 'none'})`,
+      id, budget: 3, name: label, value: round(e.frame), unit: 'ms',
+      note: `${rendered} segments rendered, ${open} toggles open after; click→DOM change ${round(e.dom)} ms; long tasks ${e.long.map(Math.round).join('+') || 'none'} ms; style+layout of the frame ${Math.round(e.layout)} ms; "Collapse all" ${Math.round(c.frame)} ms (long tasks ${c.long.map(Math.round).join('+') || 'none'})`,
     });
   };
   await expandAllRow('big-expand-all', 'Big envelope: "Expand all" → next frame');
 
-  // ---- render everything: click the sentinel's button until it goes (in
-  // the page, so no harness time between clicks; the app's own
-  // IntersectionObserver may add batches too, as it would for a person) ----
-  const all = await within(240000, 'rendering everything', page.evaluate(async () => {
-    const t = performance.now();
-    const steps = [];
-    for (let i = 0; i < 500; i++) {
-      const b = document.querySelector('.sentinel button');
-      if (!b) break;
-      const s = performance.now();
-      b.click();
-      await window.__nextFrame();
-      steps.push(performance.now() - s);
-    }
-    document.querySelector('.conversation [data-message-id]:last-of-type')?.scrollIntoView();
-    await window.__nextFrame();
-    const total = performance.now() - t;
-    await new Promise((ok) => setTimeout(ok, 100));
-    const long = window.__longIn(t, t + total).map((x) => x.dur);
-    return {
-      total, clicks: steps.length, steps, long: long.length, longMax: long.length ? Math.max(...long) : 0,
-      rendered: document.querySelectorAll('.conversation [data-message-id]').length,
-      segs: document.querySelectorAll('.conversation [data-kind]').length,
-      left: !!document.querySelector('.sentinel button'),
-      heap: window.__heap(), nodes: document.getElementsByTagName('*').length,
-    };
-  }));
-  results.add({
-    id: 'big-render-all', budget: 3, name: 'Big envelope: render everything (click .sentinel button until gone) + scroll to bottom', value: round(all.total), unit: 'ms',
-    note: `${all.clicks} clicks, click→next frame median ${round(median(all.steps), 0)} ms / max ${round(Math.max(...all.steps), 0)} ms (first ${Math.round(all.steps[0] ?? 0)}, last ${Math.round(all.steps[all.steps.length - 1] ?? 0)}); ${all.rendered} messages / ${all.segs} segments in the DOM${all.left ? ' (NOT all: button still there)' : ''}; ${all.nodes} elements; JS heap ${all.heap} MB; long tasks seen ${all.long} (max ${Math.round(all.longMax)} ms)`,
-    detail: { ...all, steps: all.steps.map((x) => round(x, 1)) },
-  });
+  // ---- scrolling through the whole document, one screen per frame ----
+  const run = await within(600000, 'scrolling through', scrollRun(page, { step: 1 }));
+  const mem1 = await memory(context, page);
+  scrollRow(results, 'big-scroll-all', 'Big envelope: scroll through all of it, one screen per frame — longest task', run, mem1, { limit: 50 });
 
-  // ---- toggles and Expand all with everything rendered ----
-  const panelAll = await toggles(page, page.locator('.conversation .panel-head').first(), 20);
-  toggleRow(results, 'big-toggle-panel-all', 'Big envelope, all rendered: toggle first .panel-head → next frame, median of 20', panelAll);
-  const lastResult = await toggles(page, page.locator('.conversation [data-kind=tool_call_result] button').last(), 10);
-  toggleRow(results, 'big-toggle-last-result-all', 'Big envelope, all rendered: toggle the last tool_call_result, median of 10', lastResult);
-  await expandAllRow('big-expand-all-rendered', 'Big envelope, all rendered: "Expand all" → next frame');
+  // ---- toggles at the end, jumps (scrollbar drags) ----
+  const lastResult = await toggles(page, page.locator('.conversation .seg-slot [aria-expanded]').last(), 10);
+  toggleRow(results, 'big-toggle-last-scrolled', 'Big envelope, scrolled to the end: toggle the last rendered toggle, median of 10', lastResult);
+  jumpRow(results, 'big-jumps', 'Big envelope: scroll position jumps (scrollbar drag) → window settled, worst', await jumps(page));
+  await expandAllRow('big-expand-all-scrolled', 'Big envelope, after the jumps: "Expand all" → next frame');
 
-  // ---- where a frame goes with everything rendered (Chromium trace) ----
-  const idleAll = await toggles(page, page.locator('.conv-tools .muted'), 10);
-  toggleRow(results, 'big-baseline-all', 'Big envelope, all rendered: click on plain text → next frame (no app work), median of 10', idleAll, { limit: null });
+  // ---- where a toggle's frame goes (Chromium trace) ----
   const fmtTop = (t) => `${t.wall} ms wall: ${t.top.map(([k, v]) => `${k} ${v}`).join(', ')}`;
-  const traceIdle = await traceTop(context, page, () => page.evaluate(() => window.__nextFrame()), 10);
-  const traceToggle = await traceTop(context, page, () => realClick(page, page.locator('.conversation .panel-head').first(), 0), 10);
-  const rendering = ['IntersectionObserverController::computeIntersections', 'Commit', 'HitTest', 'Paint', 'Layout', 'PrePaint', 'UpdateLayoutTree', 'Layerize'];
+  const traceToggle = await traceTop(context, page, () => realClick(page, page.locator('.conversation .panel-head, .conversation [data-kind=tool_call_result] button').first(), 0), 10);
+  const rendering = ['Commit', 'HitTest', 'Paint', 'Layout', 'PrePaint', 'UpdateLayoutTree', 'Layerize'];
   const busy = traceToggle.top.filter(([k]) => rendering.includes(k)).reduce((n, [, v]) => n + v, 0);
-  results.add({ id: 'big-trace-all', budget: 3, name: 'Big envelope, all rendered: browser rendering work for one toggle (traced: intersections, commit, hit test, paint, layout)', value: round(busy), unit: 'ms', note: `idle frame ${fmtTop(traceIdle)} || toggle ${fmtTop(traceToggle)}`, detail: { idle: traceIdle, toggle: traceToggle } });
+  results.add({ id: 'big-trace-toggle', budget: 3, name: 'Big envelope: browser rendering work for one toggle (traced: commit, hit test, paint, layout)', value: round(busy), unit: 'ms', note: `toggle ${fmtTop(traceToggle)}`, detail: { toggle: traceToggle } });
 
-  // ---- an experiment for the app's owner: the same toggle without the
-  // app's `content-visibility: auto` on messages (CSS injected by the bench;
-  // each such element costs the browser an intersection check per frame) ----
-  await page.addStyleTag({ content: '.conversation .msg { content-visibility: visible; }' });
-  await page.evaluate(() => window.__nextFrame());
-  await page.locator('.conversation .panel-head').first().scrollIntoViewIfNeeded();
-  await page.waitForTimeout(300);
-  const cv = await toggles(page, page.locator('.conversation .panel-head').first(), 10);
-  toggleRow(results, 'big-toggle-panel-all-no-cv', 'Experiment, all rendered, `.msg {content-visibility: visible}` injected: toggle first .panel-head, median of 10', cv, { limit: null });
-  const traceNoCv = await traceTop(context, page, () => realClick(page, page.locator('.conversation .panel-head').first(), 0), 10);
-  const busyNoCv = traceNoCv.top.filter(([k]) => rendering.includes(k)).reduce((n, [, v]) => n + v, 0);
-  results.add({ id: 'big-trace-all-no-cv', budget: 3, name: 'Experiment, same without content-visibility: browser rendering work for one toggle', value: round(busyNoCv), unit: 'ms', note: `toggle ${fmtTop(traceNoCv)}` });
-
-  if (page.errors.length) results.note(`page errors with the big envelope (all rendered): ${[...new Set(page.errors)].slice(0, 5).join(' | ')}`);
+  if (page.errors.length) results.note(`page errors with the big envelope: ${[...new Set(page.errors)].slice(0, 5).join(' | ')}`);
   await context.close();
+}
+
+/**
+ * The window at 100,000 segments: 10,000 messages (~37 MB or more), and one
+ * message of 100,000 segments. First screen, memory, a scroll of 300 screens,
+ * jumps, toggles at the end.
+ */
+export async function hugeDocuments(results, browser) {
+  const cases = [
+    ['big100k.envelope.json', 'big-0000', 'huge', '10,000 msgs / 100,000 segs', { limit: 1500 }],
+    ['one-message-100k.envelope.json', 'one', 'one', 'one message of 100,000 segs', { longLimit: 1000 }],
+  ];
+  for (const [name, first, idp, what, limits] of cases) {
+    const file = join(DATA, name);
+    const label = `${what} (${(statSync(file).size / 1e6).toFixed(1)} MB)`;
+    const { context, page, open } = await openBig(browser, file, first);
+    await page.waitForTimeout(500);
+    const mem = await memory(context, page);
+    openRow(results, idp, label, [open], mem, limits);
+    const run = await within(600000, `${label}: scrolling`, scrollRun(page, { step: 1, frames: 300 }));
+    scrollRow(results, `${idp}-scroll`, `${label}: scroll 300 screens, one per frame — longest task`, run, await memory(context, page));
+    jumpRow(results, `${idp}-jumps`, `${label}: scroll position jumps → window settled, worst`, await jumps(page));
+    await page.evaluate(() => { const p = document.querySelector('.pane.left'); p.scrollTop = p.scrollHeight; });
+    await page.waitForTimeout(300);
+    const t = await toggles(page, page.locator('.conversation .seg-slot [aria-expanded]').last(), 10);
+    toggleRow(results, `${idp}-toggle-end`, `${label}, at the end: toggle the last rendered toggle, median of 10`, t);
+    if (page.errors.length) results.note(`page errors with ${name}: ${[...new Set(page.errors)].slice(0, 5).join(' | ')}`);
+    await context.close();
+  }
 }
 
 /** Budget 6 in the browser (optional): the Budget tab on the freshly opened big envelope, then limit changes. */

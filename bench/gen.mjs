@@ -1,5 +1,7 @@
 // Deterministic inputs for the benchmarks (same bytes on every run):
 //   big envelope  2,000 messages / 20,000 segments, every segment kind
+//   big100k       10,000 messages / 100,000 segments (~37 MB), the same mix
+//   one message   100,000 short segments in one message (~3.5 MB)
 //   mixed text    ~10 MB of prose, code, CJK, emoji and JSON
 //   chat          ~50k tokens as ~360 message strings
 //   long runs     20,000 letters, 20,000 CJK characters, 5,000 spaces
@@ -294,6 +296,17 @@ export function bigEnvelope({ messages: M = 2000, segments: S = 20000, seed = 42
   return { version: '1.0', model: 'gpt-4o', messages: out };
 }
 
+/**
+ * One user message holding `n` short segments (text, with a collapsed long
+ * text every 50th): the red-team's "one message with 100,000 segments (3.5 MB)".
+ */
+export function oneMessageEnvelope(n = 100_000, seed = 9) {
+  const r = rng(seed);
+  const long = (i) => { const content = `pasted ${i}\n${sentence(r)}\n${sentence(r)}`; return { kind: 'long_text', content, charCount: [...content].length, collapsed: true }; };
+  const segments = Array.from({ length: n }, (_, i) => (i % 50 === 49 ? long(i) : { kind: 'text', content: `${r.pick(WORDS)} ${i}` }));
+  return { version: '1.0', model: 'gpt-4o', messages: [{ id: 'one', role: 'user', timestamp: 1770800000000, segments }] };
+}
+
 // ---- tokenizer inputs ------------------------------------------------------------
 /** ~`bytes` of mixed text: prose, code, CJK, emoji, JSON (no U+FEFF / U+0085). */
 export function mixedText(bytes = 10_000_000, seed = 7) {
@@ -339,6 +352,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const t = Date.now();
   const env = bigEnvelope();
   writeFileSync(join(out, 'big.envelope.json'), JSON.stringify(env));
+  // The window's inputs: 10,000 messages / 100,000 segments (~37 MB), and
+  // 100,000 segments in one message.
+  writeFileSync(join(out, 'big100k.envelope.json'), JSON.stringify(bigEnvelope({ messages: 10_000, segments: 100_000, seed: 43 })));
+  writeFileSync(join(out, 'one-message-100k.envelope.json'), JSON.stringify(oneMessageEnvelope()));
   writeFileSync(join(out, 'mixed-10mb.txt'), mixedText());
   writeFileSync(join(out, 'chat-360.json'), JSON.stringify(chatStrings()));
   writeFileSync(join(out, 'long-runs.json'), JSON.stringify(longRuns()));

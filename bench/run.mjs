@@ -3,14 +3,14 @@
 // target/bench/results.json. Reports only: exits 0 even when a budget is
 // missed (non-zero only when the bench itself cannot run).
 //
-// Usage: node bench/run.mjs [--only size,load,budget-tab,tokenizer,big,replan]
+// Usage: node bench/run.mjs [--only size,load,budget-tab,tokenizer,big,huge,replan]
 // Expects target/bench/ inputs from bench/gen.mjs and (for budget 6)
 // target/bench/replan.json from bench/replan (scripts/bench.sh does both).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { bigDocument } from './bigdoc.mjs';
+import { bigDocument, hugeDocuments } from './bigdoc.mjs';
 import { DATA, PORT, Results, launch, root, useServer } from './lib.mjs';
 import { budgetTab, firstRender } from './load.mjs';
 import { startServer } from './serve.mjs';
@@ -22,13 +22,15 @@ const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',
 const want = (name) => !only || only.includes(name);
 
 const started = Date.now();
+// BENCH_DIST=dist-other: measure another build (an A/B run against a stash of main).
+const DIST = process.env.BENCH_DIST || 'dist';
 const load0 = loadavg();
 let chromiumVersion = '?';
 try { chromiumVersion = execFileSync(process.env.CHROMIUM || '/usr/bin/chromium', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { /* reported as ? */ }
 console.log(`load average at start: ${load0.map((x) => x.toFixed(2)).join(' ')} (1/5/15 min) on ${cpus().length} cores; node ${process.version}; ${chromiumVersion}`);
-console.log(`dist: ${readdirSync(join(root, 'dist')).filter((f) => /\.(js|wasm|css|html)$/.test(f)).join(' ')}`);
+console.log(`${DIST}: ${readdirSync(join(root, DIST)).filter((f) => /\.(js|wasm|css|html)$/.test(f)).join(' ')}`);
 
-for (const f of ['big.envelope.json', 'mixed-10mb.txt', 'chat-360.json', 'long-runs.json', 'long-runs.txt']) {
+for (const f of ['big.envelope.json', 'big100k.envelope.json', 'one-message-100k.envelope.json', 'mixed-10mb.txt', 'chat-360.json', 'long-runs.json', 'long-runs.txt']) {
   if (!existsSync(join(DATA, f))) {
     console.error(`missing ${join(DATA, f)}: run node bench/gen.mjs first (scripts/bench.sh does)`);
     process.exit(2);
@@ -36,7 +38,7 @@ for (const f of ['big.envelope.json', 'mixed-10mb.txt', 'chat-360.json', 'long-r
 }
 
 const results = new Results();
-const server = await startServer(join(root, 'dist'), PORT, {
+const server = await startServer(join(root, DIST), PORT, {
   '/__bench/node_modules/': join(root, 'bench/node_modules'),
   '/__bench/data/': DATA,
   '/__bench/': join(root, 'bench'),
@@ -49,6 +51,7 @@ const sections = [
   ['budget-tab', 'budget 7b: Budget tab to first counts, cold', (b) => budgetTab(results, b), 7],
   ['tokenizer', 'budgets 4 and 5: tokenizer worker vs gpt-tokenizer', (b) => tokenizer(results, b), 4],
   ['big', 'budget 3 (and 6 in the browser): the 2,000-message envelope', (b) => bigDocument(results, b), 3],
+  ['huge', 'budget 3: the window at 100,000 segments (10,000 messages; one message)', (b) => hugeDocuments(results, b), 3],
 ];
 for (const [name, title, fn, budget] of sections) {
   if (!want(name)) continue;
@@ -109,12 +112,12 @@ console.log(`\nload average at start ${load0.map((x) => x.toFixed(2)).join(' ')}
 console.log(fails.length ? `${fails.length} figure(s) over budget or not measured: ${fails.map((r) => r.id).join(', ')}` : 'every budgeted figure is within budget');
 if (results.notes.length) console.log(`notes:\n${results.notes.map((n) => `  - ${n}`).join('\n')}`);
 
-writeFileSync(join(DATA, 'results.json'), JSON.stringify({
+writeFileSync(join(DATA, DIST === 'dist' ? 'results.json' : `results-${DIST}.json`), JSON.stringify({
   date: new Date().toISOString(),
   machine: { cores: cpus().length, node: process.version, chromium: chromiumVersion, loadavg_start: load0, loadavg_end: load1 },
-  dist: readdirSync(join(root, 'dist')).filter((f) => /\.(js|wasm|css|html)$/.test(f)),
+  dist: readdirSync(join(root, DIST)).filter((f) => /\.(js|wasm|css|html)$/.test(f)),
   seconds: Math.round((Date.now() - started) / 1000),
   results: rows,
   notes: results.notes,
 }, null, 2));
-console.log(`wrote ${join(DATA, 'results.json')}`);
+console.log(`wrote ${join(DATA, DIST === 'dist' ? 'results.json' : `results-${DIST}.json`)}`);

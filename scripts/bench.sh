@@ -5,7 +5,7 @@
 # bench itself cannot run). Assumes ./scripts/setup.sh has been run; builds
 # dist/ only when it is missing. Takes about 5 minutes on 2 cores.
 #
-# Usage: scripts/bench.sh [--only size,load,budget-tab,tokenizer,big,replan,hostile]
+# Usage: scripts/bench.sh [--only size,load,budget-tab,tokenizer,big,huge,replan,hostile]
 #        scripts/bench.sh --profile   # also: CPU profiles by Rust function of
 #          opening the big envelope and of a Budget-tab limit change (builds
 #          pep-app with function names into target/bench-prof: ~3 more minutes)
@@ -38,7 +38,8 @@ fi
 step "inputs: big envelope, 10 MB mixed text, chat, long runs (deterministic)"
 node bench/gen.mjs "$out"
 cargo run -q --locked -p pep -- validate "$out/big.envelope.json"
-echo "pep validate: $out/big.envelope.json is valid"
+cargo run -q --locked -p pep -- validate "$out/one-message-100k.envelope.json"
+echo "pep validate: $out/big.envelope.json and one-message-100k.envelope.json are valid (big100k is the same generator)"
 
 step "native: re-plan at 2,000 parts and the steps of opening the big envelope (release)"
 CARGO_TARGET_DIR=target/bench-replan cargo build -q --locked --release --manifest-path bench/replan/Cargo.toml

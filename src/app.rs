@@ -16,6 +16,7 @@ use crate::components::loader::{
 };
 use crate::components::protocol_panel::ProtocolPanel;
 use crate::doc::{Doc, Source};
+use crate::nav::Navigator;
 use crate::state::{Expansion, Prefs, Session};
 
 /// The demos, by letter, with a one-line story each.
@@ -214,6 +215,7 @@ fn UserDocPage() -> impl IntoView {
 fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     let prefs = Prefs::expect();
     provide_context(Expansion::new());
+    provide_context(Navigator::new());
     provide_context(Budget::new(doc));
     let split = prefs.split;
     let dragging = RwSignal::new(false);

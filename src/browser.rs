@@ -219,3 +219,86 @@ pub async fn after_next_paint() {
     });
     let _ = JsFuture::from(promise).await;
 }
+
+// ---- geometry and scrolling (the conversation's window) -----------------
+
+/// `el`'s top and bottom in viewport coordinates.
+pub fn rect(el: &web_sys::Element) -> (f64, f64) {
+    let r = el.get_bounding_client_rect();
+    (r.top(), r.bottom())
+}
+
+/// The element that scrolls `el`: its nearest ancestor whose content
+/// overflows a box that scrolls; `None` when the document scrolls it.
+pub fn scroller(el: &web_sys::Element) -> Option<web_sys::Element> {
+    let w = web_sys::window()?;
+    let root = w.document()?.document_element()?;
+    let mut cur = el.parent_element();
+    while let Some(p) = cur {
+        if p == root {
+            return None;
+        }
+        if p.scroll_height() > p.client_height() {
+            let oy = w.get_computed_style(&p).ok().flatten().and_then(|s| s.get_property_value("overflow-y").ok());
+            if matches!(oy.as_deref(), Some("auto" | "scroll" | "overlay")) {
+                return Some(p);
+            }
+        }
+        cur = p.parent_element();
+    }
+    None
+}
+
+/// The part of the viewport (top, bottom) in which `scroller` shows content.
+pub fn visible_band(scroller: Option<&web_sys::Element>) -> (f64, f64) {
+    let height = web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(0.0);
+    match scroller {
+        None => (0.0, height),
+        Some(s) => {
+            let r = s.get_bounding_client_rect();
+            let top = r.top() + s.client_top() as f64;
+            (top.max(0.0), (top + s.client_height() as f64).min(height))
+        }
+    }
+}
+
+/// How far `scroller` (or the document) is scrolled.
+pub fn scroll_position(scroller: Option<&web_sys::Element>) -> f64 {
+    match scroller {
+        Some(s) => s.scroll_top() as f64,
+        None => web_sys::window().and_then(|w| w.scroll_y().ok()).unwrap_or(0.0),
+    }
+}
+
+/// Scrolls `scroller` (or the document) by `dy` px at once (never smoothly:
+/// the window's corrections must land before the next paint); returns the
+/// new position.
+pub fn scroll_by(scroller: Option<&web_sys::Element>, dy: f64) -> f64 {
+    match scroller {
+        Some(s) => s.set_scroll_top((s.scroll_top() as f64 + dy).round() as i32),
+        None => {
+            if let Some(w) = web_sys::window() {
+                w.scroll_to_with_x_and_y(w.scroll_x().unwrap_or(0.0), w.scroll_y().unwrap_or(0.0) + dy);
+            }
+        }
+    }
+    scroll_position(scroller)
+}
+
+/// The address's fragment without `#` (empty when there is none).
+pub fn location_hash() -> String {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    hash.strip_prefix('#').unwrap_or(&hash).to_string()
+}
+
+/// Replaces the address's fragment (no new history entry; `""` removes it).
+pub fn replace_hash(fragment: &str) {
+    let Some(w) = web_sys::window() else { return };
+    let Ok(history) = w.history() else { return };
+    let location = w.location();
+    let base = format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default());
+    let url = if fragment.is_empty() { base } else { format!("{base}#{fragment}") };
+    // The router's state object stays as it is.
+    let state = history.state().unwrap_or(JsValue::NULL);
+    let _ = history.replace_state_with_url(&state, "", Some(&url));
+}

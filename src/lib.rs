@@ -1,15 +1,18 @@
 //! Prompt Envelope viewer: a client-side Leptos app over the `envelope` core.
 //!
 //! The core computes (validation, export, Markdown, tokens, truncation);
-//! this crate only turns its results into views and events. `browser` is
-//! the only module that calls browser APIs directly.
+//! this crate only turns its results into views and events. `browser` and
+//! `hooks` are the only modules that call browser APIs directly.
 
 pub mod app;
 pub mod browser;
 pub mod budget;
 pub mod components;
 pub mod doc;
+pub mod hooks;
+pub mod nav;
 pub mod state;
+pub mod window;
 pub mod worker;
 
 pub use app::App;

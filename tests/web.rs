@@ -42,7 +42,7 @@ const ALL_KINDS: &str = r##"{
       {"kind": "text", "content": "Hello **{{who}}** <script>window.__pwned = 1</script>"},
       {"kind": "long_text", "content": "first line\nsecond line\nthird line\nfourth", "charCount": 40, "collapsed": true},
       {"kind": "document", "fileName": "paper.pdf", "mimeType": "application/pdf", "snippet": "Abstract…", "sizeBytes": 2411724, "parsedContent": "Full text"},
-      {"kind": "media", "mediaType": "image", "url": "data:image/png;base64,iVBORw0KGgo=", "altText": "figure"},
+      {"kind": "media", "mediaType": "image", "url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "altText": "figure"},
       {"kind": "media", "mediaType": "audio", "url": "data:audio/mp3;base64,AAAA"}
     ]},
     {"id": "a", "role": "assistant", "timestamp": 1767225602000, "segments": [
@@ -66,11 +66,47 @@ fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
 }
 
-/// A fresh host element in the page.
+/// A fresh host element: a scroll box the size of the viewport over the
+/// page (earlier hosts removed, no fragment in the address), so the
+/// conversation's window sees a viewport-sized band whatever the test page
+/// holds.
 fn host() -> HtmlElement {
+    for old in all(&document().document_element().unwrap(), "section.test-host") {
+        old.remove();
+    }
+    let w = web_sys::window().unwrap();
+    let path = w.location().pathname().unwrap();
+    w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path)).unwrap();
+    // The app's style sheet, as in the app (layout, sticky headers, no
+    // scroll anchoring by the browser: the window does its own).
+    if document().get_element_by_id("app-css").is_none() {
+        let style = document().create_element("style").unwrap();
+        style.set_id("app-css");
+        style.set_text_content(Some(include_str!("../style/main.css")));
+        document().head().unwrap().append_child(&style).unwrap();
+    }
     let el: HtmlElement = document().create_element("section").unwrap().unchecked_into();
+    el.set_class_name("test-host");
+    el.set_attribute("style", "position:fixed;inset:0;overflow:auto;background:#fff;z-index:10").unwrap();
     document().body().unwrap().append_child(&el).unwrap();
     el
+}
+
+/// Resolves after the next animation frame.
+async fn next_frame() {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window().unwrap().request_animation_frame(&resolve).unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
+}
+
+/// Lets the conversation's window measure what it rendered and extend to
+/// its overscan (a few frames).
+async fn settle() {
+    for _ in 0..4 {
+        next_frame().await;
+        tick().await;
+    }
 }
 
 fn all(root: &Element, selector: &str) -> Vec<Element> {
@@ -110,7 +146,7 @@ fn mount_conversation(doc: Arc<Doc>) -> (HtmlElement, impl Drop) {
 #[wasm_bindgen_test]
 async fn every_kind_renders_once_with_its_data_attribute() {
     let (el, _h) = mount_conversation(all_kinds_doc());
-    tick().await;
+    settle().await;
     for (kind, n) in [
         ("text", 1),
         ("static_var", 1),
@@ -134,7 +170,7 @@ async fn every_kind_renders_once_with_its_data_attribute() {
 #[wasm_bindgen_test]
 async fn collapse_defaults_come_from_the_data_and_toggle() {
     let (el, _h) = mount_conversation(all_kinds_doc());
-    tick().await;
+    settle().await;
     // system_prompt collapsed:false → open, body rendered.
     assert_eq!(expanded(&el, "system_prompt", 0), "true");
     assert!(one(&el, "[data-kind=system_prompt]").text_content().unwrap().contains("Line one for Ann"));
@@ -168,7 +204,7 @@ async fn collapse_defaults_come_from_the_data_and_toggle() {
 #[wasm_bindgen_test]
 async fn skills_disclose_l2_and_mark_loaded() {
     let (el, _h) = mount_conversation(all_kinds_doc());
-    tick().await;
+    settle().await;
     let skills = one(&el, "[data-kind=skills]");
     assert_eq!(all(&skills, ".skill.loaded").len(), 1);
     assert!(!skills.text_content().unwrap().contains("Use it."), "L2 hidden at first");
@@ -181,7 +217,7 @@ async fn skills_disclose_l2_and_mark_loaded() {
 #[wasm_bindgen_test]
 async fn tool_schema_unfolds_per_tool() {
     let (el, _h) = mount_conversation(all_kinds_doc());
-    tick().await;
+    settle().await;
     toggle(&el, "tool_overview", 0);
     tick().await;
     let tools = one(&el, "[data-kind=tool_overview]");
@@ -196,7 +232,7 @@ async fn tool_schema_unfolds_per_tool() {
 #[wasm_bindgen_test]
 async fn long_argument_values_fold_behind_show_more() {
     let (el, _h) = mount_conversation(all_kinds_doc());
-    tick().await;
+    settle().await;
     let call = &all(&el, "[data-kind=tool_call_request]")[0];
     let more = one(call, "button.more");
     assert_eq!(more.get_attribute("aria-expanded").unwrap(), "false");
@@ -210,7 +246,7 @@ async fn long_argument_values_fold_behind_show_more() {
 #[wasm_bindgen_test]
 async fn long_text_document_and_media() {
     let (el, _h) = mount_conversation(all_kinds_doc());
-    tick().await;
+    settle().await;
     let long = one(&el, "[data-kind=long_text]");
     assert!(long.text_content().unwrap().contains("40 characters"));
     assert!(!long.text_content().unwrap().contains("third line"));
@@ -236,7 +272,7 @@ async fn long_text_document_and_media() {
 #[wasm_bindgen_test]
 async fn variables_are_highlighted_and_markdown_is_safe() {
     let (el, _h) = mount_conversation(all_kinds_doc());
-    tick().await;
+    settle().await;
     let text = one(&el, "[data-kind=text]");
     let mark = one(&text, "mark.var");
     assert_eq!(mark.text_content().unwrap(), "Ann");
@@ -253,7 +289,7 @@ async fn variables_are_highlighted_and_markdown_is_safe() {
 #[wasm_bindgen_test]
 async fn expand_and_collapse_all() {
     let (el, _h) = mount_conversation(all_kinds_doc());
-    tick().await;
+    settle().await;
     let expand_all = all(&el, ".conv-tools button")[0].clone();
     let collapse_all = all(&el, ".conv-tools button")[1].clone();
     click(&collapse_all);
@@ -355,7 +391,15 @@ async fn loader_lists_path_errors_and_keeps_the_current_view() {
         }
     };
     paste(ALL_KINDS.replace("LONGVALUE", "short")).await;
-    assert!(until(|| all(&el, "[data-message-id]").len() == 4).await, "the pasted document shows");
+    // The conversation shows it (through its window: the count, and the top).
+    let shows_it = || {
+        el.query_selector(".conv-tools .muted")
+            .ok()
+            .flatten()
+            .is_some_and(|c| c.text_content().unwrap().starts_with("4 messages"))
+            && ids(&el).first().map(String::as_str) == Some("s")
+    };
+    assert!(until(shows_it).await, "the pasted document shows");
 
     // A bad one: every error listed with its path, the view unchanged.
     let bad = ALL_KINDS
@@ -370,13 +414,12 @@ async fn loader_lists_path_errors_and_keeps_the_current_view() {
     assert!(errors.contains("messages[1].role"), "{errors}");
     assert!(errors.contains("unknown role `human`"), "{errors}");
     assert!(errors.contains("messages[2].segments[1].toolName"), "{errors}");
-    assert_eq!(all(&el, "[data-message-id]").len(), 4, "the current view stays");
-    assert_eq!(one(&el, "[data-message-id]").get_attribute("data-message-id").unwrap(), "s");
+    assert!(shows_it(), "the current view stays");
 
     // A syntax error gives line and column.
     paste("{\n  \"version\": \"1.0\",\n  oops\n}".to_string()).await;
     assert!(until(|| one(&el, "[data-testid=load-errors]").text_content().unwrap().contains("line 3 column 3")).await);
-    assert_eq!(all(&el, "[data-message-id]").len(), 4);
+    assert!(shows_it());
 
     // The file input reports errors the same way.
     let input: web_sys::HtmlInputElement = one(&el, "[data-testid=open-file]").unchecked_into();
@@ -389,7 +432,7 @@ async fn loader_lists_path_errors_and_keeps_the_current_view() {
     assert!(until(|| one(&el, "[data-testid=load-errors]").text_content().unwrap().contains("old.json")).await);
     let errors = one(&el, "[data-testid=load-errors]").text_content().unwrap();
     assert!(errors.contains("version"), "{errors}");
-    assert_eq!(all(&el, "[data-message-id]").len(), 4);
+    assert!(shows_it());
 }
 
 // ---- truncation preview ---------------------------------------------------
@@ -857,4 +900,194 @@ async fn unknown_timestamps_show_no_time() {
     assert_eq!(times.len(), 2);
     assert_eq!(times[0], "", "timestamp 0 is unknown, not 1970");
     assert!(times[1].starts_with("2026-01-01") || times[1].starts_with("2025-12-31"), "{}", times[1]);
+}
+
+// ---- the window ----------------------------------------------------------
+
+use envelope::calls::At;
+use pep_app::nav::Navigator;
+use pep_app::state::ToggleKey;
+
+/// `n` user messages `m0`…: a text, then a collapsed long text.
+fn many_messages(n: usize) -> Arc<Doc> {
+    let messages: Vec<String> = (0..n)
+        .map(|i| {
+            let long = format!("long {i} one\\ntwo\\nthree\\nfour\\nfive");
+            let chars = long.replace("\\n", "\n").chars().count();
+            format!(
+                r#"{{"id": "m{i}", "role": "user", "timestamp": {i}, "segments": [
+                    {{"kind": "text", "content": "Message {i}: a few words to give it some height."}},
+                    {{"kind": "long_text", "content": "{long}", "charCount": {chars}, "collapsed": true}}]}}"#
+            )
+        })
+        .collect();
+    let text = format!(r#"{{"version": "1.0", "messages": [{}]}}"#, messages.join(","));
+    Doc::load(Source::Pasted, text.as_bytes()).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// One message `one` of `n` text segments.
+fn one_big_message(n: usize) -> Arc<Doc> {
+    let segments: Vec<String> = (0..n).map(|j| format!(r#"{{"kind": "text", "content": "segment {j}"}}"#)).collect();
+    let text = format!(
+        r#"{{"version": "1.0", "messages": [{{"id": "one", "role": "user", "timestamp": 0, "segments": [{}]}}]}}"#,
+        segments.join(",")
+    );
+    Doc::load(Source::Pasted, text.as_bytes()).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// Mounts the conversation with a navigator and an expansion store the test keeps.
+fn mount_with(doc: Arc<Doc>) -> (HtmlElement, impl Drop, Navigator, Expansion) {
+    let el = host();
+    let slot = Arc::new(std::sync::Mutex::new(None));
+    let slot2 = slot.clone();
+    let handle = mount_to(el.clone(), move || {
+        provide_context(Session::new());
+        let (nav, expansion) = (Navigator::new(), Expansion::new());
+        provide_context(nav);
+        provide_context(expansion);
+        *slot2.lock().unwrap() = Some((nav, expansion));
+        view! { <Conversation doc=doc.clone()/> }
+    });
+    let (nav, expansion) = slot.lock().unwrap().take().unwrap();
+    (el, handle, nav, expansion)
+}
+
+fn ids(el: &Element) -> Vec<String> {
+    all(el, "[data-message-id]").iter().map(|m| m.get_attribute("data-message-id").unwrap()).collect()
+}
+
+fn top(el: &Element) -> f64 {
+    el.get_bounding_client_rect().top()
+}
+
+#[wasm_bindgen_test]
+async fn only_what_is_near_the_viewport_is_rendered() {
+    let (el, _h) = mount_conversation(many_messages(400));
+    settle().await;
+    let shown = ids(&el);
+    assert!(shown.len() > 3 && shown.len() < 150, "{} of 400 messages in the DOM", shown.len());
+    assert_eq!(shown[0], "m0");
+    // The list is as tall as the whole conversation (padding for the rest).
+    assert!(el.scroll_height() > 40 * 400, "scroll height {}", el.scroll_height());
+    el.set_scroll_top(el.scroll_height());
+    settle().await;
+    let shown = ids(&el);
+    assert!(shown.contains(&"m399".to_string()), "{shown:?}");
+    assert!(!shown.contains(&"m0".to_string()), "{shown:?}");
+    assert_eq!(one(&el, "[data-message-id=m399]").get_attribute("aria-posinset").unwrap(), "400");
+}
+
+#[wasm_bindgen_test]
+async fn a_toggle_survives_scrolling_away_and_back() {
+    let (el, _h) = mount_conversation(many_messages(400));
+    settle().await;
+    let toggle = || one(&el, "[data-message-id=m1] [data-kind=long_text] [aria-expanded]");
+    assert_eq!(toggle().get_attribute("aria-expanded").unwrap(), "false");
+    click(&toggle());
+    tick().await;
+    assert_eq!(toggle().get_attribute("aria-expanded").unwrap(), "true");
+    el.set_scroll_top(el.scroll_height());
+    settle().await;
+    assert!(all(&el, "[data-message-id=m1]").is_empty(), "m1 is unmounted far away");
+    el.set_scroll_top(0);
+    settle().await;
+    assert_eq!(toggle().get_attribute("aria-expanded").unwrap(), "true", "m1 comes back open");
+    assert!(one(&el, "[data-message-id=m1] [data-kind=long_text]").text_content().unwrap().contains("five"));
+    assert_eq!(
+        one(&el, "[data-message-id=m2] [data-kind=long_text] [aria-expanded]").get_attribute("aria-expanded").unwrap(),
+        "false",
+        "the others keep the document's state"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn reveal_renders_opens_scrolls_to_and_highlights_a_far_segment() {
+    let (el, _h, nav, _) = mount_with(many_messages(400));
+    settle().await;
+    assert!(all(&el, "[data-message-id=m350]").is_empty());
+    nav.reveal(At { message: 350, segment: 1 }, true);
+    tick().await;
+    let slot = one(&el, "[data-message-id=m350] [data-seg='1']");
+    assert!(slot.class_list().contains("flash"), "highlighted");
+    settle().await;
+    assert_eq!(one(&slot, "[aria-expanded]").get_attribute("aria-expanded").unwrap(), "true", "opened");
+    let (t, b) = (top(&slot), slot.get_bounding_client_rect().bottom());
+    let r = el.get_bounding_client_rect();
+    assert!(t >= r.top() && b <= r.bottom(), "in view: {t}..{b} in {}..{}", r.top(), r.bottom());
+    assert_eq!(web_sys::window().unwrap().location().hash().unwrap(), "#m=m350&s=1", "named in the address");
+    // The highlight ends by itself.
+    gloo_timers_sleep(1900).await;
+    assert!(!slot.class_list().contains("flash"));
+    // A message: its bubble comes to the top.
+    nav.reveal_message(3);
+    settle().await;
+    let li = one(&el, "[data-message-id=m3]");
+    assert!((top(&li) - r.top()).abs() < 40.0, "m3 at {} (box at {})", top(&li), r.top());
+    assert_eq!(web_sys::window().unwrap().location().hash().unwrap(), "#m=m3");
+}
+
+#[wasm_bindgen_test]
+async fn an_anchor_in_the_address_opens_at_its_message() {
+    let doc = many_messages(400);
+    let el = host();
+    let w = web_sys::window().unwrap();
+    w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#m=m300")).unwrap();
+    let _h = mount_to(el.clone(), move || {
+        provide_context(Session::new());
+        view! { <Conversation doc=doc.clone()/> }
+    });
+    settle().await;
+    let li = one(&el, "[data-message-id=m300]");
+    let r = el.get_bounding_client_rect();
+    assert!(top(&li) >= r.top() - 1.0 && top(&li) < r.top() + 60.0, "m300 at {} (box at {})", top(&li), r.top());
+    assert!(all(&el, "[data-message-id=m0]").is_empty(), "the top is not rendered");
+}
+
+#[wasm_bindgen_test]
+async fn a_message_of_many_segments_is_windowed_within() {
+    let (el, _h) = mount_conversation(one_big_message(20_000));
+    settle().await;
+    let slots = all(&el, ".seg-slot").len();
+    assert!((10..1_000).contains(&slots), "{slots} of 20,000 segments rendered");
+    el.set_scroll_top(el.scroll_height() / 2);
+    settle().await;
+    let segs: Vec<usize> =
+        all(&el, ".seg-slot").iter().map(|s| s.get_attribute("data-seg").unwrap().parse().unwrap()).collect();
+    assert!(segs.len() < 1_000, "{} segments rendered", segs.len());
+    assert!(segs.iter().all(|&s| (5_000..15_000).contains(&s)), "{segs:?}");
+    // One bubble (not one per chunk), its header stuck at the top of the box.
+    assert_eq!(ids(&el), ["one"]);
+    assert_eq!(all(&el, ".msg-head").len(), 1);
+    assert!(one(&el, "[data-message-id=one]").class_list().contains("chunked"));
+    let head = top(&one(&el, ".msg-head")) - el.get_bounding_client_rect().top();
+    assert!(head.abs() < 2.0, "the header is {head} px from the top of the box");
+}
+
+#[wasm_bindgen_test]
+async fn the_view_stays_put_when_heights_change_above_it() {
+    let (el, _h, _, expansion) = mount_with(many_messages(400));
+    settle().await;
+    el.set_scroll_top(4_000);
+    settle().await;
+    let band = el.get_bounding_client_rect().top();
+    let lis = all(&el, "[data-message-id]");
+    let probe = lis.iter().find(|li| top(li) >= band + 1.0).unwrap().clone();
+    let above: Vec<usize> = lis
+        .iter()
+        .filter(|li| li.get_bounding_client_rect().bottom() < band)
+        .map(|li| li.get_attribute("data-message-id").unwrap()[1..].parse().unwrap())
+        .collect();
+    assert!(above.len() >= 3, "rendered above the viewport: {above:?}");
+    let before = top(&probe);
+    for m in &above {
+        expansion.set(ToggleKey::segment(*m, 1), true);
+    }
+    settle().await;
+    let opened = format!("[data-message-id=m{}] [data-kind=long_text] [aria-expanded=true]", above[0]);
+    assert_eq!(all(&el, &opened).len(), 1, "the panels above did open");
+    assert!((top(&probe) - before).abs() < 1.5, "moved from {before} to {}", top(&probe));
+    // "Collapse all" too (rendered and unrendered rows change).
+    click(&all(&el, ".conv-tools button")[1]);
+    settle().await;
+    assert!((top(&probe) - before).abs() < 1.5, "moved from {before} to {}", top(&probe));
 }

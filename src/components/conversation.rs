@@ -1,53 +1,579 @@
-//! The conversation pane: session bar, then message bubbles, rendered in
-//! batches as the user scrolls so that huge documents open at once.
+//! The conversation pane: session bar, then message bubbles in a *window*:
+//! only the rows near the viewport are in the DOM, whatever the document's
+//! size, across messages and within a message ([`crate::window`] does the
+//! arithmetic). This module measures rows as they render, keeps what the
+//! user looks at still while heights change above it (anchored on the first
+//! visible row), and carries out the [`Navigator`]'s jumps.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::time::Duration;
 
-use crate::components::count;
-use crate::components::icons::Ico;
 use envelope::calls::At;
-use envelope::{Message, Role};
-use leptos::html;
+use envelope::Role;
+use leptos::context::Provider;
 use leptos::prelude::*;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
+use send_wrapper::SendWrapper;
 
 use crate::browser;
 use crate::budget::{Budget, Counting};
+use crate::components::count;
+use crate::components::icons::Ico;
+use crate::components::panel::SegmentAt;
 use crate::components::rich::CurrentDoc;
 use crate::components::segments::SegmentView;
 use crate::components::settings::RequestSettings;
 use crate::doc::Doc;
-use crate::state::{Expansion, MessageOrder, Order};
+use crate::hooks::{use_hash_change, use_page_scroll, use_resize_observer, ResizeObserverHandle};
+use crate::nav::{anchor_fragment, parse_anchor, Jump, Navigator, Target};
+use crate::state::{Expansion, ToggleKey};
+use crate::window::{
+    chunk_estimate, chunk_of, chunk_segments, default_open, Layout, Row, SegmentSize, Span, CHUNK, HEAD_ESTIMATE,
+};
 
-/// The first screen: rendered at once.
-const FIRST: Batch = Batch { messages: 6, segments: 40 };
-/// Rendered in the background after the first screen, one batch per frame
-/// (short tasks: the page stays responsive), up to `BACKGROUND_SEGMENTS`.
-const BACKGROUND: Batch = Batch { messages: 20, segments: 150 };
-const BACKGROUND_SEGMENTS: usize = 1_000;
-/// Rendered per "Show more" (or when the end of the list comes near).
-const ON_DEMAND: Batch = Batch { messages: 60, segments: 400 };
+/// Screens rendered beyond the viewport, above and below.
+const OVERSCAN: f64 = 2.0;
+/// The window moves when less than this is rendered beyond the viewport...
+const MIN_OVERSCAN: f64 = 1.0;
+/// ...or when more than this is (after "Expand all", or a jump).
+const MAX_OVERSCAN: f64 = 5.0;
+/// How long a jump's target stays highlighted.
+const FLASH: Duration = Duration::from_millis(1600);
+/// Where a jump puts its target: this far below the top of the viewport
+/// (and the session bar), so a message's sticky header does not cover it.
+const MESSAGE_MARGIN: f64 = 8.0;
+const SEGMENT_MARGIN: f64 = 56.0;
 
-/// A batch of messages, bounded by messages and by segments.
-#[derive(Clone, Copy)]
-pub struct Batch {
-    pub messages: usize,
-    pub segments: usize,
+/// What is rendered: a span of rows; `epoch` changes when heights of rows
+/// outside it changed (new estimates), so the padding is recomputed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Win {
+    span: Span,
+    epoch: u64,
 }
 
-/// Where the batch of messages starting at `start` ends.
-pub fn batch_end(messages: &[Message], start: usize, batch: Batch) -> usize {
-    let mut segs = 0;
-    let mut end = start;
-    while end < messages.len() && end - start < batch.messages {
-        segs += messages[end].segments.len().max(1);
-        end += 1;
-        if segs >= batch.segments {
-            break;
+/// Heights and what they are estimated from.
+struct Model {
+    doc: Arc<Doc>,
+    layout: Layout,
+    /// Each segment's size model, all messages in a row.
+    sizes: Vec<SegmentSize>,
+    /// Index in `sizes` of each message's first segment.
+    base: Vec<usize>,
+    /// The text width estimates assume.
+    width: f64,
+}
+
+impl Model {
+    fn new(doc: Arc<Doc>, expansion: Expansion, width: f64) -> Model {
+        let mut base = Vec::with_capacity(doc.envelope.messages.len());
+        let mut sizes = Vec::with_capacity(doc.segment_count());
+        for m in &doc.envelope.messages {
+            base.push(sizes.len());
+            sizes.extend(m.segments.iter().map(SegmentSize::of));
+        }
+        let lens: Vec<usize> = doc.envelope.messages.iter().map(|m| m.segments.len()).collect();
+        let mut model = Model { layout: Layout::new(std::iter::empty(), |_| 0.0), doc, sizes, base, width };
+        let layout = Layout::new(lens, |row| model.estimate(expansion, row));
+        model.layout = layout;
+        model
+    }
+
+    fn segment_height(&self, expansion: Expansion, m: usize, s: usize) -> f64 {
+        let segment = &self.doc.envelope.messages[m].segments[s];
+        let open = expansion.is_open_untracked(ToggleKey::segment(m, s), default_open(segment));
+        self.sizes[self.base[m] + s].height(open, self.width)
+    }
+
+    fn estimate(&self, expansion: Expansion, row: Row) -> f64 {
+        match row {
+            Row::Head(_) => HEAD_ESTIMATE,
+            Row::Chunk { message, chunk } => {
+                let len = self.doc.envelope.messages[message].segments.len();
+                chunk_estimate(
+                    chunk_segments(chunk, len).map(|s| self.segment_height(expansion, message, s)),
+                    chunk == 0,
+                )
+            }
         }
     }
-    end
+
+    /// New estimates for the chunk rows of the messages `which` selects,
+    /// except rendered ones (their measurements follow by themselves).
+    fn reestimate(&mut self, expansion: Expansion, rendered: &HashSet<usize>, which: impl Fn(usize) -> bool) {
+        let heights: Vec<(usize, f64)> = (0..self.layout.messages())
+            .filter(|&m| which(m))
+            .flat_map(|m| (0..self.layout.chunks(m)).map(move |c| (m, c)))
+            .map(|(m, c)| (self.layout.chunk_row(m, c), Row::Chunk { message: m, chunk: c }))
+            .filter(|(r, _)| !rendered.contains(r))
+            .map(|(r, row)| (r, self.estimate(expansion, row)))
+            .collect();
+        self.layout.reestimate_many(heights);
+    }
+
+    /// The element-free part of a jump: the target's row and its offset
+    /// (estimated within its chunk).
+    fn target_offset(&self, expansion: Expansion, target: Target) -> (usize, f64) {
+        match target {
+            Target::Message(m) => (self.layout.head(m), self.layout.offset(self.layout.head(m))),
+            Target::Segment(at) | Target::Item(at, _) => {
+                let c = chunk_of(at.segment);
+                let row = self.layout.chunk_row(at.message, c);
+                let before: f64 = (c * CHUNK..at.segment)
+                    .map(|s| self.segment_height(expansion, at.message, s) + crate::window::SEG_GAP)
+                    .sum();
+                (row, self.layout.offset(row) + before)
+            }
+        }
+    }
+}
+
+/// What keeps the view still while heights change above it.
+#[derive(Clone)]
+enum Anchor {
+    /// This element stays `top` px from the viewport's top.
+    Element { el: web_sys::Element, top: f64 },
+    /// A jump's target, once rendered, goes `margin` px below the band's top.
+    Target { target: Target, margin: f64 },
+}
+
+/// The window's DOM side (not reactive).
+#[derive(Default)]
+struct Dom {
+    list: Option<web_sys::Element>,
+    /// Rendered rows: a chunk's `div`, a message's `li` for its head row.
+    rows: HashMap<usize, web_sys::Element>,
+    anchor: Option<Anchor>,
+    /// The scroll position the window set last (its own scroll events are
+    /// not the user's).
+    expected: Option<f64>,
+    /// The scroll position the anchor was taken at (or last corrected to):
+    /// when it moved since, someone scrolled and the anchor is stale.
+    at: Option<f64>,
+    ro: Option<ResizeObserverHandle>,
+    /// The element that scrolls the list (`Some(None)`: the document),
+    /// found again after a resize of the window or of the list.
+    scroller: Option<Option<web_sys::Element>>,
+    frame_pending: bool,
+    /// The newest jump carried out.
+    done: u64,
+}
+
+/// The visible band of the list, in viewport coordinates.
+struct Band {
+    top: f64,
+    bottom: f64,
+    /// Where offset 0 of the layout is.
+    origin: f64,
+    scroller: Option<web_sys::Element>,
+}
+
+/// The window's controller: handles to its state, shared by its rows.
+#[derive(Clone, Copy)]
+struct Ctl {
+    model: StoredValue<Model>,
+    dom: StoredValue<Dom, LocalStorage>,
+    win: RwSignal<Win>,
+    /// Height of the sticky session bar (message headers stick below it).
+    bar: RwSignal<f64>,
+    expansion: Expansion,
+    nav: Navigator,
+}
+
+impl Ctl {
+    fn expect() -> Ctl {
+        expect_context::<Ctl>()
+    }
+
+    fn band(&self) -> Option<Band> {
+        let list = self.dom.try_with_value(|d| d.list.clone()).flatten()?;
+        if !list.is_connected() {
+            return None;
+        }
+        let scroller = match self.dom.with_value(|d| d.scroller.clone()) {
+            Some(s) => s,
+            None => {
+                let s = browser::scroller(&list);
+                self.dom.update_value(|d| d.scroller = Some(s.clone()));
+                s
+            }
+        };
+        let (top, bottom) = browser::visible_band(scroller.as_ref());
+        let (origin, _) = browser::rect(&list);
+        Some(Band { top, bottom, origin, scroller })
+    }
+
+    fn rendered(&self) -> HashSet<usize> {
+        self.dom.with_value(|d| d.rows.keys().copied().collect())
+    }
+
+    /// Re-windows for the current scroll position; `user`: the user moved
+    /// (the anchor becomes the first visible row).
+    fn update(&self, user: bool) {
+        let Some(b) = self.band() else { return };
+        let screen = (b.bottom - b.top).max(100.0);
+        let (y0, y1) = (b.top - b.origin, b.bottom - b.origin);
+        if user {
+            self.capture(&b, y0);
+        }
+        self.fit_width();
+        let w = self.win.get_untracked();
+        let (next, current) = self.model.with_value(|md| {
+            let l = &md.layout;
+            if l.rows() == 0 {
+                return (None, None);
+            }
+            let current = Some(l.message_of(l.row_at(y0 + 1.0)));
+            let cur = w.span;
+            let short = !l.covers(cur, y0 - screen * MIN_OVERSCAN, y1 + screen * MIN_OVERSCAN);
+            let long = !cur.is_empty()
+                && (l.offset(cur.start) < y0 - screen * MAX_OVERSCAN || l.offset(cur.end) > y1 + screen * MAX_OVERSCAN);
+            if !(short || long) {
+                return (None, current);
+            }
+            let full = l.span(y0 - screen * OVERSCAN, y1 + screen * OVERSCAN);
+            // Far from what is rendered (the scrollbar dragged, a jump): the
+            // viewport first, the rest after the next paint.
+            if full.overlaps(cur) {
+                (Some((full, false)), current)
+            } else {
+                (Some((l.span(y0 - screen * 0.25, y1 + screen * 0.5), true)), current)
+            }
+        });
+        self.nav.set_current(current);
+        if let Some((span, partial)) = next {
+            if span != w.span {
+                self.win.set(Win { span, epoch: w.epoch });
+            }
+            if partial {
+                self.update_after_paint();
+            }
+        }
+    }
+
+    /// The first rendered row visible at the band's top becomes the anchor.
+    fn capture(&self, b: &Band, y0: f64) {
+        let Some(row) = self.model.with_value(|md| (md.layout.rows() > 0).then(|| md.layout.row_at(y0))) else {
+            return;
+        };
+        let is_head = |r: usize| self.model.with_value(|md| matches!(md.layout.row(r), Row::Head(_)));
+        let found = self.dom.with_value(|d| {
+            (row..row + 64).find_map(|r| {
+                let el = d.rows.get(&r)?;
+                // A message's `li` spans the whole message: it anchors only
+                // when its header is what is at the top.
+                if is_head(r) && r != row {
+                    return None;
+                }
+                let (top, bottom) = browser::rect(el);
+                (bottom > b.top).then(|| (el.clone(), top))
+            })
+        });
+        let at = browser::scroll_position(b.scroller.as_ref());
+        self.dom.update_value(|d| {
+            d.anchor = found.map(|(el, top)| Anchor::Element { el, top });
+            d.at = Some(at);
+        });
+    }
+
+    /// Scrolls so the anchor is where it was (or a jump's target where it goes).
+    fn correct(&self) {
+        let Some(b) = self.band() else { return };
+        let Some(anchor) = self.dom.with_value(|d| d.anchor.clone()) else {
+            // Nothing was rendered where the user went (a jump): what is
+            // there now is what stays.
+            self.capture(&b, b.top - b.origin);
+            return;
+        };
+        // Scrolled since the anchor was taken (a script, the keyboard, a
+        // scroll whose event has not come yet): that position stays.
+        let pos = browser::scroll_position(b.scroller.as_ref());
+        if matches!(anchor, Anchor::Element { .. })
+            && self.dom.with_value(|d| d.at.is_some_and(|a| (a - pos).abs() > 1.0))
+        {
+            self.capture(&b, b.top - b.origin);
+            return;
+        }
+        let (el, want) = match anchor {
+            Anchor::Element { el, top } => {
+                if !el.is_connected() {
+                    self.dom.update_value(|d| d.anchor = None);
+                    return;
+                }
+                (el, top)
+            }
+            Anchor::Target { target, margin } => {
+                let Some(el) = self.target_element(target) else { return };
+                let want = b.top + margin + self.bar.get_untracked();
+                self.dom.update_value(|d| d.anchor = Some(Anchor::Element { el: el.clone(), top: want }));
+                (el, want)
+            }
+        };
+        let delta = browser::rect(&el).0 - want;
+        let pos = if delta.abs() >= 0.5 { browser::scroll_by(b.scroller.as_ref(), delta) } else { pos };
+        self.dom.update_value(|d| {
+            d.expected = Some(pos);
+            d.at = Some(pos);
+        });
+    }
+
+    fn target_element(&self, target: Target) -> Option<web_sys::Element> {
+        let row = self.model.with_value(|md| match target {
+            Target::Message(m) => md.layout.head(m),
+            Target::Segment(at) | Target::Item(at, _) => md.layout.chunk_row(at.message, chunk_of(at.segment)),
+        });
+        let el = self.dom.with_value(|d| d.rows.get(&row).cloned())?;
+        match target.at() {
+            None => Some(el),
+            Some(at) => el.query_selector(&format!(":scope > [data-seg=\"{}\"]", at.segment)).ok().flatten(),
+        }
+    }
+
+    /// Measurements of one frame: rows, message frames, the session bar.
+    fn on_resize(&self, entries: Vec<(web_sys::Element, f64)>) {
+        let mut frames = Vec::new();
+        let mut bar = None;
+        let mut list_resized = false;
+        self.model.update_value(|md| {
+            for (el, h) in &entries {
+                if !el.is_connected() {
+                    continue;
+                }
+                if el.class_list().contains("session-bar") {
+                    bar = Some(*h);
+                }
+                if el.class_list().contains("messages") {
+                    list_resized = true;
+                }
+                let Some(row) = el.get_attribute("data-row").and_then(|r| r.parse::<usize>().ok()) else { continue };
+                if row >= md.layout.rows() {
+                    continue;
+                }
+                match md.layout.row(row) {
+                    Row::Head(m) => frames.push((m, *h)),
+                    Row::Chunk { .. } => {
+                        md.layout.measure(row, *h);
+                    }
+                }
+            }
+            // After the chunks: a frame's head row is what they leave.
+            for (m, h) in frames {
+                md.layout.measure_frame(m, h);
+            }
+        });
+        if let Some(h) = bar {
+            self.bar.set(h);
+        }
+        if list_resized {
+            // The list may now overflow a box that did not scroll before.
+            self.dom.update_value(|d| {
+                if d.scroller == Some(None) {
+                    d.scroller = None;
+                }
+            });
+        }
+        self.correct();
+        self.schedule_update();
+    }
+
+    /// A scroll anywhere in the page (`None`: the window was resized).
+    fn on_scroll(&self, target: Option<web_sys::Node>) {
+        let Some(list) = self.dom.try_with_value(|d| d.list.clone()).flatten() else { return };
+        if target.as_ref().is_some_and(|t| !t.contains(Some(&list))) {
+            return; // another box scrolled (the protocol panel)
+        }
+        if target.is_none() {
+            // The window was resized: the layout (one pane or two) may differ.
+            self.dom.update_value(|d| d.scroller = None);
+        }
+        let Some(b) = self.band() else { return };
+        let pos = browser::scroll_position(b.scroller.as_ref());
+        let ours = self.dom.with_value(|d| d.expected.is_some_and(|e| (e - pos).abs() < 1.5));
+        self.dom.update_value(|d| d.expected = None);
+        self.update(target.is_none() || !ours);
+    }
+
+    /// One `update` at the next animation frame (however often asked).
+    fn schedule_update(&self) {
+        let pending = self.dom.try_update_value(|d| std::mem::replace(&mut d.frame_pending, true)).unwrap_or(true);
+        if pending {
+            return;
+        }
+        let ctl = *self;
+        request_animation_frame(move || {
+            if ctl.dom.try_update_value(|d| d.frame_pending = false).is_some() {
+                ctl.update(false);
+            }
+        });
+    }
+
+    fn update_after_paint(&self) {
+        let ctl = *self;
+        leptos::task::spawn_local(async move {
+            browser::after_next_paint().await;
+            if ctl.dom.try_with_value(|_| ()).is_some() {
+                ctl.update(false);
+            }
+        });
+    }
+
+    /// Estimates assume the list's text width; when it differs (first
+    /// layout, the divider moved), unmeasured rows are estimated again.
+    fn fit_width(&self) {
+        let Some(list) = self.dom.with_value(|d| d.list.clone()) else { return };
+        let width = text_width(list.client_width() as f64);
+        let stale = self.model.with_value(|md| (width - md.width).abs() > md.width * 0.1);
+        if stale {
+            let rendered = self.rendered();
+            let expansion = self.expansion;
+            self.model.update_value(|md| {
+                md.width = width;
+                md.reestimate(expansion, &rendered, |_| true);
+            });
+            self.win.update(|w| w.epoch += 1);
+        }
+    }
+
+    /// "Expand all"/"Collapse all": in the conversation (`None`) or one message.
+    fn order(&self, message: Option<usize>, open: bool) {
+        match message {
+            None => self.expansion.order_all(open),
+            Some(m) => self.expansion.order_message(m, open),
+        }
+        let rendered = self.rendered();
+        let expansion = self.expansion;
+        self.model.update_value(|md| md.reestimate(expansion, &rendered, |m| message.is_none_or(|x| x == m)));
+        self.win.update(|w| w.epoch += 1);
+    }
+
+    /// Carries out a jump: opens what hides the target, renders around it,
+    /// scrolls it into place (now if it is rendered, else as soon as it
+    /// is), highlights it, and names it in the address.
+    fn jump(&self, jump: Jump) {
+        let target = jump.target;
+        let valid = self.model.with_value(|md| {
+            let messages = &md.doc.envelope.messages;
+            match target {
+                Target::Message(m) => m < messages.len(),
+                Target::Segment(at) | Target::Item(at, _) => {
+                    at.message < messages.len() && at.segment < messages[at.message].segments.len()
+                }
+            }
+        });
+        if !valid {
+            return;
+        }
+        if let Some(at) = target.at() {
+            let default =
+                self.model.with_value(|md| default_open(&md.doc.envelope.messages[at.message].segments[at.segment]));
+            let key = ToggleKey::segment(at.message, at.segment);
+            if !self.expansion.is_open_untracked(key, default) {
+                self.expansion.set(key, true);
+            }
+            if let Target::Item(_, item) = target {
+                let key = ToggleKey { item: Some(item), ..key };
+                if !self.expansion.is_open_untracked(key, false) {
+                    self.expansion.set(key, true);
+                }
+            }
+            let rendered = self.rendered();
+            let expansion = self.expansion;
+            self.model.update_value(|md| md.reestimate(expansion, &rendered, |m| m == at.message));
+        }
+        let screen = self.band().map_or_else(
+            || web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(900.0),
+            |b| b.bottom - b.top,
+        );
+        let expansion = self.expansion;
+        let span = self.model.with_value(|md| {
+            let (_, y) = md.target_offset(expansion, target);
+            md.layout.span(y - screen * 0.5, y + screen * 1.5)
+        });
+        let margin = if target.at().is_some() { SEGMENT_MARGIN } else { MESSAGE_MARGIN };
+        self.dom.update_value(|d| d.anchor = Some(Anchor::Target { target, margin }));
+        self.win.update(|w| *w = Win { span, epoch: w.epoch + 1 });
+        // Rendered already: no resize may follow, so place it now (and
+        // once more after the frame, when the new rows are measured).
+        self.correct();
+        let ctl = *self;
+        request_animation_frame(move || {
+            if ctl.dom.try_with_value(|_| ()).is_some() {
+                ctl.correct();
+            }
+        });
+        if jump.highlight {
+            self.nav.set_flash(jump);
+            let nav = self.nav;
+            set_timeout(move || nav.clear_flash(jump.seq), FLASH);
+        }
+        let fragment = self.model.with_value(|md| {
+            let id = &md.doc.envelope.messages[target.message()].id;
+            anchor_fragment(id, target.at().map(|a| a.segment))
+        });
+        browser::replace_hash(&fragment);
+    }
+
+    /// The target an address fragment names in this document, if any.
+    fn anchor_target(&self, fragment: &str) -> Option<Target> {
+        let anchor = parse_anchor(fragment)?;
+        self.model.with_value(|md| {
+            let messages = &md.doc.envelope.messages;
+            let m = messages.iter().position(|x| x.id == anchor.message)?;
+            Some(match anchor.segment.filter(|&s| s < messages[m].segments.len()) {
+                Some(s) => Target::Segment(At { message: m, segment: s }),
+                None => Target::Message(m),
+            })
+        })
+    }
+}
+
+/// The text width of a message bubble in a list `list` px wide (bubbles
+/// leave 8 % on one side, 14 px padding and a border on each).
+fn text_width(list: f64) -> f64 {
+    (list * 0.92 - 30.0).max(120.0)
+}
+
+/// The list width before the list exists: the left pane's share of the
+/// window, at most the conversation's maximum width.
+fn guessed_list_width() -> f64 {
+    let w = web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).unwrap_or(1400.0);
+    let pane = if w <= 900.0 { w } else { w * 0.58 };
+    pane.min(920.0) - 40.0
+}
+
+/// A rendered row: measured, and known to the window while it is in the DOM.
+fn measured_row(el: web_sys::Element, (ctl, row): (Ctl, usize)) {
+    ctl.dom.update_value(|d| {
+        d.rows.insert(row, el.clone());
+        if let Some(ro) = &d.ro {
+            ro.observe(&el);
+        }
+    });
+    let el = SendWrapper::new(el);
+    on_cleanup(move || {
+        let el = el.take();
+        ctl.dom.try_update_value(|d| {
+            if d.rows.get(&row) == Some(&el) {
+                d.rows.remove(&row);
+            }
+            if let Some(ro) = &d.ro {
+                ro.unobserve(&el);
+            }
+        });
+    });
+}
+
+/// The list itself (its padding stands for the rows left out) and the
+/// session bar: measured too.
+fn observed(el: web_sys::Element, (ctl, is_list): (Ctl, bool)) {
+    ctl.dom.update_value(|d| {
+        if is_list {
+            d.list = Some(el.clone());
+        }
+        if let Some(ro) = &d.ro {
+            ro.observe(&el);
+        }
+    });
 }
 
 /// The whole conversation of a document.
@@ -55,96 +581,82 @@ pub fn batch_end(messages: &[Message], start: usize, batch: Batch) -> usize {
 pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
     provide_context(CurrentDoc(doc.clone()));
     let expansion = Expansion::expect_or_new();
+    expansion.bind(&doc);
+    let nav = Navigator::expect_or_new();
     let total = doc.envelope.messages.len();
-    let shown = RwSignal::new(batch_end(&doc.envelope.messages, 0, FIRST));
-    let more = {
-        let doc = doc.clone();
-        move || {
-            let now = shown.get_untracked();
-            if now < total {
-                shown.set(batch_end(&doc.envelope.messages, now, ON_DEMAND));
+    let model = StoredValue::new(Model::new(doc.clone(), expansion, text_width(guessed_list_width())));
+    let done = nav.requested_untracked().map_or(0, |j| j.seq);
+    let dom = StoredValue::new_local(Dom { done, ..Dom::default() });
+    let ctl = Ctl { model, dom, win: RwSignal::new(Win::default()), bar: RwSignal::new(0.0), expansion, nav };
+    provide_context(ctl);
+    let ro = use_resize_observer(move |entries| ctl.on_resize(entries));
+    dom.update_value(|d| d.ro = Some(ro));
+
+    // The first screen: the top, or the message the address names.
+    let screen = web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(900.0);
+    match ctl.anchor_target(&browser::location_hash()) {
+        Some(target) => {
+            nav.go(target, true);
+            if let Some(jump) = nav.requested_untracked() {
+                dom.update_value(|d| d.done = jump.seq);
+                ctl.jump(jump);
             }
         }
-    };
-    {
-        let doc = doc.clone();
-        leptos::task::spawn_local(async move {
-            let messages = &doc.envelope.messages;
-            loop {
-                // One batch per frame, after the paint: the first screen
-                // shows before any of the rest is built.
-                browser::after_next_paint().await;
-                // Stops when the conversation is gone (another document).
-                let Some(now) = shown.try_get_untracked() else { break };
-                let rendered: usize = messages[..now].iter().map(|m| m.segments.len()).sum();
-                if now >= total || rendered >= BACKGROUND_SEGMENTS {
-                    break;
-                }
-                shown.try_set(batch_end(messages, now, BACKGROUND));
-            }
-        });
+        None => ctl.win.set(Win { span: model.with_value(|md| md.layout.span(0.0, screen * 1.5)), epoch: 0 }),
     }
-    let sentinel = NodeRef::<html::Div>::new();
-    observe_near_viewport(sentinel, more.clone());
-    let doc_for_list = doc.clone();
+    Effect::new(move |_| {
+        if let Some(jump) = nav.requested() {
+            let fresh = dom.try_update_value(|d| {
+                let old = d.done;
+                d.done = old.max(jump.seq);
+                old < jump.seq
+            });
+            if fresh == Some(true) {
+                ctl.jump(jump);
+            }
+        }
+    });
+    use_page_scroll(move |target| ctl.on_scroll(target));
+    use_hash_change(move |fragment| {
+        if let Some(target) = ctl.anchor_target(&fragment) {
+            nav.go(target, true);
+        }
+    });
+    // The rest of the overscan after the first paint.
+    ctl.update_after_paint();
+
+    let win = ctl.win;
+    let pads = Memo::new(move |_| {
+        let w = win.get();
+        model.with_value(|md| md.layout.pads(w.span))
+    });
+    let messages = move || {
+        let w = win.get();
+        model.with_value(|md| md.layout.messages_of(w.span)).map_or(0..0, |(a, b)| a..b + 1)
+    };
+    let bar = ctl.bar;
     view! {
-        <div class="conversation">
+        <div class="conversation" style=move || format!("--bar-h:{}px", bar.get())>
             <RequestSettings doc=doc.clone()/>
             <SessionBar doc=doc.clone()/>
             <div class="conv-tools">
                 <span class="muted">{format!("{} · {}", count(total, "message"), count(doc.segment_count(), "segment"))}</span>
-                <button type="button" class="btn small" on:click=move |_| expansion.order(expansion.global, true)>
+                <button type="button" class="btn small" on:click=move |_| ctl.order(None, true)>
                     <Ico name="chevrons-up-down"/>" Expand all"
                 </button>
-                <button type="button" class="btn small" on:click=move |_| expansion.order(expansion.global, false)>
+                <button type="button" class="btn small" on:click=move |_| ctl.order(None, false)>
                     <Ico name="chevrons-down-up"/>" Collapse all"
                 </button>
             </div>
-            <ol class="messages">
-                <For each=move || 0..shown.get() key=|i| *i let:i>
-                    <MessageView doc=doc_for_list.clone() index=i/>
+            <ol class="messages" use:observed=(ctl, true)
+                style:padding-top=move || format!("{}px", pads.get().0)
+                style:padding-bottom=move || format!("{}px", pads.get().1)>
+                <For each=messages key=|m| *m let:m>
+                    <MessageView doc=doc.clone() index=m/>
                 </For>
             </ol>
-            <div node_ref=sentinel class="sentinel">
-                {move || (shown.get() < total).then(|| {
-                    let more = more.clone();
-                    view! {
-                        <button type="button" class="btn" on:click=move |_| more()>
-                            {format!("Show more ({} messages not rendered yet)", total - shown.get())}
-                        </button>
-                    }
-                })}
-            </div>
         </div>
     }
-}
-
-/// Calls `f` whenever the element comes within two screens of the viewport.
-fn observe_near_viewport(target: NodeRef<html::Div>, f: impl Fn() + Clone + 'static) {
-    Effect::new(move |_| {
-        let Some(el) = target.get() else { return };
-        let f = f.clone();
-        let callback = Closure::<dyn Fn(js_sys::Array)>::new(move |entries: js_sys::Array| {
-            let hit =
-                entries.iter().any(|e| e.unchecked_into::<web_sys::IntersectionObserverEntry>().is_intersecting());
-            if hit {
-                f();
-            }
-        });
-        let options = web_sys::IntersectionObserverInit::new();
-        options.set_root_margin("1500px 0px");
-        if let Ok(observer) =
-            web_sys::IntersectionObserver::new_with_options(callback.as_ref().unchecked_ref(), &options)
-        {
-            observer.observe(&el);
-            let observer = send_wrapper::SendWrapper::new(observer);
-            let callback = send_wrapper::SendWrapper::new(callback);
-            on_cleanup(move || {
-                observer.disconnect();
-                drop(callback);
-            });
-        }
-    });
 }
 
 /// The template variables of the session, as chips above the conversation.
@@ -153,6 +665,7 @@ fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
     if doc.var_defs.is_empty() {
         return ().into_any();
     }
+    let ctl = Ctl::expect();
     let chips: Vec<AnyView> = doc
         .var_defs
         .iter()
@@ -173,7 +686,7 @@ fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
         })
         .collect();
     view! {
-        <section class="session-bar" aria-label="Session variables">
+        <section class="session-bar" aria-label="Session variables" use:observed=(ctl, false)>
             <span class="session-label"><Ico name="variable"/>" Variables"</span>
             <ul class="chips">{chips}</ul>
         </section>
@@ -190,13 +703,14 @@ fn role_icon(role: Role) -> &'static str {
     }
 }
 
-/// One message: a bubble by role, with its segments in order.
+/// One message: a bubble by role with its header, and the chunks of its
+/// segments the window shows (the others stand as padding).
 #[component]
 pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
-    let expansion = Expansion::expect_or_new();
-    let order = RwSignal::new(Order::default());
-    provide_context(MessageOrder(order));
+    let ctl = Ctl::expect();
+    let nav = ctl.nav;
     let m = &doc.envelope.messages[index];
+    let total = doc.envelope.messages.len();
     let role = m.role.as_str();
     let foldable = m.segments.iter().any(|s| s.collapsed().is_some() || matches!(s, envelope::Segment::Document(_)));
     let budget = use_context::<Budget>();
@@ -204,36 +718,33 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
         Some(Counting::Done(c)) => Some(c),
         _ => None,
     };
-    let segments: Vec<AnyView> = m
-        .segments
-        .iter()
-        .enumerate()
-        .map(|(sj, s)| {
-            let badge = move || {
-                counted().and_then(|c| c.segment_tokens(index, sj)).map(|t| {
-                    view! { <span class="tok-badge" title="o200k_base tokens this segment sends">{format!("{t} tok")}</span> }
-                })
-            };
-            view! {
-                <div class="seg-slot">
-                    <SegmentView segment=s.clone() at=At { message: index, segment: sj }/>
-                    {badge}
-                </div>
-            }
-            .into_any()
-        })
-        .collect();
-    let empty = segments.is_empty();
+    let head = ctl.model.with_value(|md| md.layout.head(index));
+    let win = ctl.win;
+    let part = Memo::new(move |_| {
+        let w = win.get();
+        ctl.model.with_value(|md| md.layout.part(w.span, index))
+    });
+    let empty = m.segments.is_empty();
     let dropped = move || budget.and_then(|b| b.dropped(index));
     let part_tokens =
         move || counted().and_then(|c| c.part_index(index).map(|i| (c.parts[i].tokens, c.parts[i].estimate)));
+    let link = format!("#{}", anchor_fragment(&m.id, None));
+    let chunked = m.segments.len() > CHUNK;
+    let id = m.id.clone();
+    let (icon, priority) = (role_icon(m.role), m.truncation_priority);
+    let time = browser::format_time(m.timestamp_ms());
+    let for_chunks = doc.clone();
     view! {
-        <li class=format!("msg role-{role}") class:dropped=move || dropped().is_some() data-role=role data-message-id=m.id.clone()>
+        <li class=format!("msg role-{role}") class:dropped=move || dropped().is_some() class:chunked=chunked
+            class:flash=move || nav.flashed() == Some(Target::Message(index))
+            data-role=role data-message-id=id.clone() data-row=head use:measured_row=(ctl, head)
+            aria-posinset={index + 1} aria-setsize=total>
             <header class="msg-head">
-                <span class="role"><Ico name=role_icon(m.role)/>" "{role}</span>
-                <time class="muted">{browser::format_time(m.timestamp_ms())}</time>
-                <span class="msg-id muted" title="Message id">{m.id.clone()}</span>
-                {m.truncation_priority.map(|p| view! { <span class="badge" title="truncationPriority">{format!("priority {p}")}</span> })}
+                <span class="role"><Ico name=icon/>" "{role}</span>
+                <time class="muted">{time}</time>
+                <a class="msg-id muted" href=link title="Link to this message"
+                    on:click=move |ev| { ev.prevent_default(); nav.reveal_message(index) }>{id.clone()}</a>
+                {priority.map(|p| view! { <span class="badge" title="truncationPriority">{format!("priority {p}")}</span> })}
                 {move || part_tokens().map(|(t, est)| view! {
                     <span class="badge tok" title="o200k_base tokens this message sends">{format!("{t}{} tok", if est { "*" } else { "" })}</span>
                 })}
@@ -241,17 +752,58 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
                 {foldable.then(|| view! {
                     <span class="msg-actions">
                         <button type="button" class="link" title="Expand every panel of this message"
-                            on:click=move |_| expansion.order(order, true)>"expand all"</button>
+                            on:click=move |_| ctl.order(Some(index), true)>"expand all"</button>
                         <button type="button" class="link" title="Collapse every panel of this message"
-                            on:click=move |_| expansion.order(order, false)>"collapse all"</button>
+                            on:click=move |_| ctl.order(Some(index), false)>"collapse all"</button>
                     </span>
                 })}
             </header>
             {move || dropped().map(|reason| view! { <p class="drop-reason" data-testid="dropped-reason">{reason}</p> })}
-            <div class="msg-body">
-                {segments}
+            <div class="msg-body"
+                style:padding-top=move || format!("{}px", part.get().above)
+                style:padding-bottom=move || format!("{}px", part.get().below)>
+                <For each=move || { let p = part.get(); p.first..p.end } key=|c| *c let:c>
+                    <ChunkView doc=for_chunks.clone() message=index chunk=c/>
+                </For>
                 {empty.then(|| view! { <p class="muted">"(no segments)"</p> })}
             </div>
         </li>
+    }
+}
+
+/// Up to [`CHUNK`] segments of a message, rendered together.
+#[component]
+fn ChunkView(doc: Arc<Doc>, message: usize, chunk: usize) -> impl IntoView {
+    let ctl = Ctl::expect();
+    let nav = ctl.nav;
+    let budget = use_context::<Budget>();
+    let counted = move || match budget.map(|b| b.counting.get()) {
+        Some(Counting::Done(c)) => Some(c),
+        _ => None,
+    };
+    let segments = &doc.envelope.messages[message].segments;
+    let row = ctl.model.with_value(|md| md.layout.chunk_row(message, chunk));
+    let slots: Vec<AnyView> = chunk_segments(chunk, segments.len())
+        .map(|sj| {
+            let at = At { message, segment: sj };
+            let badge = move || {
+                counted().and_then(|c| c.segment_tokens(message, sj)).map(|t| {
+                    view! { <span class="tok-badge" title="o200k_base tokens this segment sends">{format!("{t} tok")}</span> }
+                })
+            };
+            let segment = segments[sj].clone();
+            view! {
+                <div class="seg-slot" data-seg=sj class:flash=move || nav.flashed().and_then(|t| t.at()) == Some(at)>
+                    <Provider value=SegmentAt(at)>
+                        <SegmentView segment=segment.clone() at/>
+                    </Provider>
+                    {badge}
+                </div>
+            }
+            .into_any()
+        })
+        .collect();
+    view! {
+        <div class="chunk" class:cont={chunk > 0} data-row=row use:measured_row=(ctl, row)>{slots}</div>
     }
 }

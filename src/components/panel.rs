@@ -1,42 +1,66 @@
 //! Collapsible panels and toggles: every toggle is a real `<button>` with
 //! `aria-expanded`; its first state comes from the document, later states
-//! from the user, the message's or the global "expand/collapse all".
+//! from the user, the message's or the global "expand/collapse all". The
+//! state lives in the conversation's [`Expansion`] store, keyed by position,
+//! so a panel the window unmounts comes back as the user left it.
 
 use crate::components::icons::Ico;
+use envelope::calls::At;
 use leptos::prelude::*;
 
-use crate::state::{Expansion, MessageOrder, Order};
+use crate::state::{Expansion, ToggleKey};
+
+/// The segment a component renders, for the toggles inside it (provided by
+/// the conversation around each segment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SegmentAt(pub At);
 
 /// A toggle's state: open or not, and a way to flip it.
 #[derive(Clone, Copy)]
 pub struct Toggle {
     pub open: Memo<bool>,
-    local: RwSignal<Order>,
-    expansion: Option<Expansion>,
+    store: Store,
+}
+
+#[derive(Clone, Copy)]
+enum Store {
+    /// In the conversation: the expansion store.
+    Shared { expansion: Expansion, key: ToggleKey },
+    /// Outside one (no store or no segment around): the toggle's own.
+    Local(RwSignal<bool>),
 }
 
 impl Toggle {
-    /// A toggle that starts `open`, and obeys "expand/collapse all" orders
-    /// given after its own last toggle.
+    /// The segment's own toggle; `open` is the document's state for it.
     pub fn new(open: bool) -> Toggle {
-        let expansion = use_context::<Expansion>();
-        let message = use_context::<MessageOrder>();
-        let local = RwSignal::new(Order { seq: 0, open });
-        let open = Memo::new(move |_| {
-            let mut best = local.get();
-            for order in [expansion.map(|e| e.global.get()), message.map(|m| m.0.get())].into_iter().flatten() {
-                if order.seq > best.seq {
-                    best = order;
-                }
+        Toggle::keyed(None, open)
+    }
+
+    /// The toggle of the segment's item `index` (a skill, a tool, an argument).
+    pub fn item(index: usize, open: bool) -> Toggle {
+        Toggle::keyed(Some(index), open)
+    }
+
+    fn keyed(item: Option<usize>, default: bool) -> Toggle {
+        match (use_context::<Expansion>(), use_context::<SegmentAt>()) {
+            (Some(expansion), Some(SegmentAt(at))) => {
+                let key = ToggleKey { message: at.message, segment: at.segment, item };
+                let open = Memo::new(move |_| expansion.is_open(key, default));
+                Toggle { open, store: Store::Shared { expansion, key } }
             }
-            best.open
-        });
-        Toggle { open, local, expansion }
+            _ => {
+                let local = RwSignal::new(default);
+                Toggle { open: Memo::new(move |_| local.get()), store: Store::Local(local) }
+            }
+        }
     }
 
     pub fn flip(&self) {
-        let seq = self.expansion.map_or(self.local.get_untracked().seq + 1, |e| e.next());
-        self.local.set(Order { seq, open: !self.open.get_untracked() });
+        let open = !self.open.get_untracked();
+        match self.store {
+            Store::Shared { expansion, key } => expansion.set(key, open),
+            Store::Local(local) => local.set(open),
+        }
     }
 
     pub fn aria(&self) -> impl Fn() -> &'static str + Copy + 'static {

@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from './serve.mjs';
 import { hostileEnvelope } from './hostile.mjs';
+import { bigEnvelope, oneMessageEnvelope } from '../../bench/gen.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -51,31 +52,54 @@ async function newPage(browser, opts = {}) {
   return { context, page };
 }
 
-/** Renders every batch of a long conversation. */
-async function renderAll(page) {
-  for (let i = 0; i < 100; i++) {
-    const more = page.locator('.sentinel button');
-    if (await more.count() === 0) return;
-    // The background batches may render the rest (and remove the button)
-    // between the count and the click: then the loop looks again.
-    await more.click({ timeout: 2000 }).catch(() => {});
+/**
+ * Scrolls the conversation from top to bottom (a step is `step` of its
+ * visible height, two frames each) and collects what the window renders on
+ * the way: every segment by message id and index, every message in order,
+ * and which messages are marked dropped. `each(page)` (optional) runs at
+ * every step, before the next scroll.
+ */
+async function scan(page, { step = 0.8, each = null } = {}) {
+  const seen = { kinds: new Map(), messages: new Map() };
+  await page.evaluate(() => {
+    const list = document.querySelector('.conversation .messages');
+    let sc = list.parentElement;
+    while (sc && sc !== document.documentElement) {
+      const oy = getComputedStyle(sc).overflowY;
+      if ((oy === 'auto' || oy === 'scroll') && sc.scrollHeight > sc.clientHeight) break;
+      sc = sc.parentElement;
+    }
+    window.__scroller = !sc || sc === document.documentElement ? document.scrollingElement : sc;
+    window.__scroller.scrollTop = 0;
+  });
+  for (let i = 0; i < 5000; i++) {
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r)))));
+    if (each) await each(page);
+    const { kinds, messages, end } = await page.evaluate(() => {
+      const kinds = [];
+      const messages = [];
+      for (const li of document.querySelectorAll('.conversation .messages > [data-message-id]')) {
+        messages.push([li.dataset.messageId, { role: li.dataset.role, dropped: !!li.querySelector(':scope > .msg-head [data-testid=dropped]') }]);
+        for (const k of li.querySelectorAll('[data-kind]')) kinds.push([`${li.dataset.messageId}/${k.closest('.seg-slot').dataset.seg}`, k.dataset.kind]);
+      }
+      const sc = window.__scroller;
+      return { kinds, messages, end: sc.scrollTop + sc.clientHeight >= sc.scrollHeight - 1 };
+    });
+    for (const [k, v] of kinds) seen.kinds.set(k, v);
+    for (const [k, v] of messages) seen.messages.set(k, v);
+    if (end) break;
+    await page.evaluate((step) => { window.__scroller.scrollTop += window.__scroller.clientHeight * step; }, step);
   }
-  throw new Error('"Show more" still there after 100 clicks');
+  const counts = {};
+  for (const k of seen.kinds.values()) counts[k] = (counts[k] || 0) + 1;
+  return { counts, ids: [...seen.messages.keys()], dropped: [...seen.messages].filter(([, m]) => m.dropped).map(([id]) => id), segments: seen.kinds.size };
 }
 
 function expectedKinds(file) {
   const doc = JSON.parse(readFileSync(file, 'utf8'));
   const counts = {};
   for (const m of doc.messages) for (const s of m.segments) counts[s.kind] = (counts[s.kind] || 0) + 1;
-  return { counts, messages: doc.messages.length };
-}
-
-async function kindCounts(page) {
-  return page.evaluate(() => {
-    const counts = {};
-    for (const el of document.querySelectorAll('.conversation [data-kind]')) counts[el.dataset.kind] = (counts[el.dataset.kind] || 0) + 1;
-    return counts;
-  });
+  return { counts, messages: doc.messages.length, ids: doc.messages.map((m) => m.id) };
 }
 
 const tests = [];
@@ -87,9 +111,10 @@ test('every demo route renders each segment of its file', async (browser) => {
     await page.goto(`${BASE}/demo/${d}`);
     const want = expectedKinds(join(root, 'demos', `${d}.json`));
     await page.locator('[data-message-id]').first().waitFor();
-    await renderAll(page);
-    assert.equal(await page.locator('[data-message-id]').count(), want.messages, `demo ${d}: messages`);
-    assert.deepEqual(await kindCounts(page), want.counts, `demo ${d}: [data-kind] counts`);
+    const got = await scan(page);
+    assert.equal(got.ids.length, want.messages, `demo ${d}: messages`);
+    assert.deepEqual(got.ids, want.ids, `demo ${d}: messages in order`);
+    assert.deepEqual(got.counts, want.counts, `demo ${d}: [data-kind] counts`);
   }
   assert.deepEqual(page.errors, []);
   await context.close();
@@ -106,7 +131,7 @@ test('a demo shows whether its prefetch from index.html is ready, late, failed o
   await page.goto(`${BASE}/demo/b`);
   await page.locator('.pane.left').getByText('Loading…').waitFor();
   await page.locator('[data-message-id]').first().waitFor();
-  assert.equal(await page.locator('[data-message-id]').count(), expectedKinds(join(root, 'demos', 'b.json')).messages);
+  assert.equal((await scan(page)).ids.length, expectedKinds(join(root, 'demos', 'b.json')).messages);
   // Failed: the error names the file and the status; the page stays usable.
   await page.route('**/demos/c.json', (route) => route.fulfill({ status: 503, body: 'down' }));
   await page.goto(`${BASE}/demo/c`);
@@ -184,14 +209,15 @@ test('a hostile envelope runs nothing', async (browser) => {
   await page.locator('[data-message-id]').first().waitFor();
   await page.getByTestId('open-file').setInputFiles(file);
   await page.waitForURL(`${BASE}/doc`);
-  await page.locator('[data-message-id="h-user"]').waitFor();
-  // Open everything, render everything, look at every tab.
+  await page.locator('[data-message-id="h-sys"]').waitFor();
+  // Open everything, look at every tab, then go through the whole
+  // conversation (the window renders it piece by piece), opening every
+  // item on the way and checking what is rendered at each step.
   await page.getByRole('button', { name: 'Expand all', exact: true }).click();
-  for (const b of await page.locator('.skill-name, .tool-head, .doc-toggle, button.more').all()) await b.click();
   await page.getByTestId('tab-raw').click();
   await page.getByTestId('tab-openai').click();
   await page.waitForTimeout(500);
-  const report = await page.evaluate(() => {
+  const inspect = () => page.evaluate(() => {
     const bad = [];
     for (const el of document.querySelectorAll('.conversation *, .protocol *')) {
       for (const a of el.attributes) {
@@ -202,8 +228,26 @@ test('a hostile envelope runs nothing', async (browser) => {
     }
     return { bad, pwned: window.__pwned || null };
   });
-  assert.deepEqual(report.bad, [], 'no handler attributes, script URLs or active elements');
-  assert.equal(report.pwned, null, 'no payload ran');
+  const bad = new Set();
+  let pwned = null;
+  let opened = 0;
+  const seen = await scan(page, {
+    step: 0.5,
+    each: async () => {
+      for (const b of await page.locator('.conversation :is(.skill-name, .tool-head, .doc-toggle, button.more)[aria-expanded=false]:not([disabled])').all()) {
+        await b.click();
+        opened++;
+      }
+      const report = await inspect();
+      report.bad.forEach((x) => bad.add(x));
+      pwned ??= report.pwned;
+    },
+  });
+  const items = await page.locator('.conversation :is(.skill-name, .tool-head, .doc-toggle, button.more)').count();
+  assert.ok(opened + items > 0, 'items were there to open');
+  assert.equal(seen.ids.length, hostileEnvelope().messages.length, 'every message was rendered');
+  assert.deepEqual([...bad], [], 'no handler attributes, script URLs or active elements');
+  assert.equal(pwned, null, 'no payload ran');
   // Payloads are visible as text.
   assert.ok((await page.locator('.conversation').textContent()).includes('<script>'));
   assert.deepEqual(page.errors, []);
@@ -304,7 +348,6 @@ test('the Budget tab drops exactly the parts `pep truncate` drops (demo F, two l
   assert.ok(!before.some((n) => n.includes('token-worker')), 'the worker is not loaded before the preview opens');
   await page.getByTestId('tab-budget').click();
   await page.getByTestId('budget-summary').waitFor({ timeout: 30000 });
-  await renderAll(page);
   for (const [limit, step] of [[5000, 1], [2500, 250]]) {
     await page.getByTestId('step-input').fill(String(step));
     await page.getByTestId('step-input').press('Enter');
@@ -313,8 +356,10 @@ test('the Budget tab drops exactly the parts `pep truncate` drops (demo F, two l
     const cli = JSON.parse(pep('truncate', '--limit', String(limit), '--step', String(step), 'demos/f.json'));
     const wantDropped = cli.parts.filter((p) => !p.kept).map((p) => p.name);
     assert.ok(wantDropped.length > 0, `limit ${limit} drops something`);
-    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=dropped]').length === n, wantDropped.length);
-    const uiDropped = await page.evaluate(() => [...document.querySelectorAll('[data-testid=dropped]')].map((d) => d.closest('[data-message-id]').dataset.messageId));
+    // The conversation marks them (seen through the window, top to bottom).
+    await page.locator('[data-testid=parts-table] tr.dropped').first().waitFor();
+    let uiDropped = [];
+    for (let i = 0; i < 20 && uiDropped.join() !== wantDropped.join(); i++) uiDropped = (await scan(page)).dropped;
     assert.deepEqual(uiDropped, wantDropped, `limit ${limit} step ${step}: conversation`);
     const tableDropped = await page.evaluate(() => [...document.querySelectorAll('[data-testid=parts-table] tr.dropped')].map((r) => r.dataset.part));
     assert.deepEqual(tableDropped, wantDropped, `limit ${limit} step ${step}: parts table`);
@@ -540,6 +585,133 @@ test('an engine that fails to load is an error with "Try again", for an import a
   assert.equal(await page.locator('[data-message-id]').count(), JSON.parse(pep('import', rel)).messages.length);
   assert.deepEqual(page.errors, []);
   await context.close();
+});
+
+// ---- the window: only what is near the viewport is rendered ----
+
+/** Writes `make()` as JSON to target/e2e/`name` unless it is there (inputs are deterministic). */
+function input(name, make) {
+  const file = join(root, 'target', 'e2e', name);
+  mkdirSync(dirname(file), { recursive: true });
+  try { readFileSync(file, { flag: 'r' }).subarray(0, 1); } catch { writeFileSync(file, JSON.stringify(make())); }
+  return file;
+}
+
+/** Opens `file` through the file input; resolves with ms from setting the file to the first segment. */
+async function openFile(page, file, timeout = 60000) {
+  await page.goto(`${BASE}/`);
+  await page.locator('[data-message-id]').first().waitFor();
+  const t = Date.now();
+  await page.getByTestId('open-file').setInputFiles(file);
+  // (Polled: a client-side navigation while the page is busy reading.)
+  await page.waitForFunction(() => location.pathname === '/doc' && document.querySelector('.conversation [data-kind]'), null, { timeout, polling: 100 });
+  return Date.now() - t;
+}
+
+/** Whether `selector`'s box is inside the left pane's visible box. */
+function inView(page, selector) {
+  return page.evaluate((sel) => {
+    const el = document.querySelector(sel);
+    if (!el) return false;
+    const r = el.getBoundingClientRect();
+    const p = document.querySelector('.pane.left').getBoundingClientRect();
+    return r.top >= p.top - 1 && r.top < p.bottom && r.bottom > p.top;
+  }, selector);
+}
+
+const midDoc = () => input('window-400.envelope.json', () => bigEnvelope({ messages: 400, segments: 4000, seed: 3 }));
+
+test('reveal: a far segment is rendered, opened, scrolled to and highlighted; the address names it without history entries', async (browser) => {
+  const { context, page } = await newPage(browser);
+  const file = midDoc();
+  const doc = JSON.parse(readFileSync(file, 'utf8'));
+  await openFile(page, file);
+  // A collapsed tool result far down.
+  let target = null;
+  doc.messages.forEach((m, i) => m.segments.forEach((s, j) => { if (!target && i > 300 && s.kind === 'tool_call_result' && s.collapsed) target = { id: m.id, j }; }));
+  const sel = `[data-message-id="${target.id}"] .seg-slot[data-seg="${target.j}"]`;
+  assert.equal(await page.locator(sel).count(), 0, 'not rendered before');
+  assert.ok((await page.locator('.conversation [data-message-id]').count()) < 120, 'only a window of the 400 messages is in the DOM');
+  await page.evaluate((h) => { location.hash = h; }, `m=${target.id}&s=${target.j}`);
+  await page.locator(`${sel}.flash`).waitFor({ timeout: 5000 });
+  assert.equal(await page.locator(`${sel} [data-kind=tool_call_result] [aria-expanded]`).getAttribute('aria-expanded'), 'true', 'opened');
+  assert.ok(await inView(page, sel), 'scrolled into view');
+  await page.locator(`${sel}.flash`).waitFor({ state: 'detached', timeout: 5000 }).catch(() => {});
+  assert.equal(await page.locator(`${sel}.flash`).count(), 0, 'the highlight ends');
+  // The id in a message's header is its link: the jump replaces the address's fragment.
+  const before = await page.evaluate(() => history.length);
+  const other = doc.messages[Math.max(0, doc.messages.findIndex((m) => m.id === target.id) - 1)].id;
+  await page.locator(`[data-message-id="${other}"] a.msg-id`).click();
+  await page.waitForFunction((id) => location.hash === `#m=${id}`, other);
+  assert.equal(await page.evaluate(() => history.length), before, 'no new history entry');
+  await page.locator(`[data-message-id="${other}"].flash`).waitFor();
+  assert.ok(await inView(page, `[data-message-id="${other}"]`));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('a toggle survives its segment scrolling out of the window and back', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await openFile(page, midDoc());
+  const first = page.locator('.conversation [data-kind=tool_call_result]').first();
+  const seg = await first.evaluate((el) => ({ id: el.closest('[data-message-id]').dataset.messageId, j: el.closest('.seg-slot').dataset.seg }));
+  const sel = `[data-message-id="${seg.id}"] .seg-slot[data-seg="${seg.j}"] [aria-expanded]`;
+  const was = await page.locator(sel).getAttribute('aria-expanded');
+  await page.locator(sel).click();
+  assert.notEqual(await page.locator(sel).getAttribute('aria-expanded'), was);
+  await page.evaluate(() => { const p = document.querySelector('.pane.left'); p.scrollTop = p.scrollHeight; });
+  await page.locator('[data-message-id="big-0399"]').waitFor();
+  assert.equal(await page.locator(sel).count(), 0, 'unmounted far away');
+  await page.evaluate(() => { document.querySelector('.pane.left').scrollTop = 0; });
+  await page.locator(sel).waitFor();
+  assert.notEqual(await page.locator(sel).getAttribute('aria-expanded'), was, 'still toggled after coming back');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('#m= in the address opens the demo at that message', async (browser) => {
+  const { context, page } = await newPage(browser);
+  for (const [d, id] of [['f', 'f-u15'], ['f', 'f-a21'], ['d', 'd-a4']]) {
+    await page.goto(`${BASE}/demo/${d}#m=${id}`);
+    await page.locator(`[data-message-id="${id}"].flash`).waitFor();
+    await page.waitForTimeout(300);
+    assert.ok(await inView(page, `[data-message-id="${id}"]`), `${id} in view`);
+    // At the top of the pane, unless the pane is scrolled to its end.
+    const { top, end } = await page.evaluate((id) => {
+      const p = document.querySelector('.pane.left');
+      return { top: document.querySelector(`[data-message-id="${id}"]`).getBoundingClientRect().top - p.getBoundingClientRect().top, end: p.scrollTop + p.clientHeight >= p.scrollHeight - 1 };
+    }, id);
+    assert.ok(top < 120 || end, `${id} near the top of the pane (${top} px) or the pane at its end`);
+    if (id === 'f-u15') assert.ok(top < 120, `${id} at the top (${top} px)`);
+  }
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('100,000 segments (10,000 messages, and all in one message) open, scroll and toggle within loose limits', async (browser) => {
+  const big = input('big100k.envelope.json', () => bigEnvelope({ messages: 10_000, segments: 100_000, seed: 43 }));
+  const one = input('one-message-100k.envelope.json', () => oneMessageEnvelope());
+  for (const [file, last] of [[big, 'big-9999'], [one, 'one']]) {
+    const { context, page } = await newPage(browser);
+    const ms = await openFile(page, file, 120000);
+    console.log(`     ${file.split('/').pop()}: file set → first segment in ${ms} ms (node-side)`);
+    assert.ok(ms < 30000, `${file}: first segment after ${ms} ms`);
+    const rendered = await page.locator('.conversation .seg-slot').count();
+    assert.ok(rendered < 600, `${rendered} segments in the DOM`);
+    // The end of the document, at once.
+    await page.evaluate(() => { const p = document.querySelector('.pane.left'); p.scrollTop = p.scrollHeight; });
+    await page.locator(`[data-message-id="${last}"] [data-kind]`).last().waitFor({ timeout: 10000 });
+    if (last === 'one') {
+      await page.waitForFunction(() => [...document.querySelectorAll('.seg-slot')].some((s) => Number(s.dataset.seg) > 99000), null, { timeout: 10000 });
+    }
+    const toggle = page.locator('.conversation .seg-slot [aria-expanded]').last();
+    const was = await toggle.getAttribute('aria-expanded');
+    await toggle.click({ timeout: 5000 });
+    assert.notEqual(await toggle.getAttribute('aria-expanded'), was);
+    assert.ok(await page.locator('.conversation .seg-slot').count() < 600);
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  }
 });
 
 test('screenshots of demos A–F, light and dark', async (browser) => {

@@ -17,17 +17,17 @@ pub fn SkillsSegment(segment: Skills) -> impl IntoView {
         <div class="seg seg-skills" data-kind="skills">
             <Collapsible open=!segment.collapsed title="Skills" subtitle badge icon="sparkles" tone="green">
                 <ul class="skill-list">
-                    {items.iter().map(|s| view! { <SkillRow skill=s.clone()/> }).collect::<Vec<_>>()}
+                    {items.iter().enumerate().map(|(i, s)| view! { <SkillRow skill=s.clone() index=i/> }).collect::<Vec<_>>()}
                 </ul>
             </Collapsible>
         </div>
     }
 }
 
-/// One skill: L1 always, L2 on demand.
+/// One skill (item `index` of the segment): L1 always, L2 on demand.
 #[component]
-fn SkillRow(skill: SkillItem) -> impl IntoView {
-    let toggle = Toggle::new(false);
+fn SkillRow(skill: SkillItem, index: usize) -> impl IntoView {
+    let toggle = Toggle::item(index, false);
     let open = toggle.open;
     let loaded = skill.is_loaded();
     let body = skill.body.clone();

@@ -34,7 +34,7 @@ pub fn ToolCallRequestSegment(segment: ToolCallRequest, at: At) -> impl IntoView
             {move || open.get().then(|| view! {
                 <div class="call-args">
                     {if rows.is_empty() { Some(view! { <div class="arg-row muted">"(no arguments)"</div> }) } else { None }}
-                    {rows.iter().map(|(k, v)| view! { <ArgRow key=k.clone() value=v.clone()/> }).collect::<Vec<_>>()}
+                    {rows.iter().enumerate().map(|(i, (k, v))| view! { <ArgRow key=k.clone() value=v.clone() index=i/> }).collect::<Vec<_>>()}
                 </div>
             })}
         </div>
@@ -42,9 +42,9 @@ pub fn ToolCallRequestSegment(segment: ToolCallRequest, at: At) -> impl IntoView
 }
 
 /// One argument: strings as written, other values as compact JSON; long or
-/// multi-line values fold.
+/// multi-line values fold (item `index` of the segment).
 #[component]
-fn ArgRow(key: String, value: Value) -> impl IntoView {
+fn ArgRow(key: String, value: Value, index: usize) -> impl IntoView {
     let (text, class) = match &value {
         Value::String(s) => (s.clone(), "arg-str"),
         Value::Number(_) => (value.to_string(), "arg-num"),
@@ -52,7 +52,7 @@ fn ArgRow(key: String, value: Value) -> impl IntoView {
         _ => (serde_json::to_string_pretty(&value).unwrap_or_default(), "arg-json"),
     };
     let long = text.chars().count() > FOLD_CHARS || text.contains('\n');
-    let toggle = Toggle::new(false);
+    let toggle = Toggle::item(index, false);
     let open = toggle.open;
     let short: String = text.lines().next().unwrap_or("").chars().take(FOLD_CHARS).collect();
     view! {

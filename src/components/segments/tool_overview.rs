@@ -16,16 +16,17 @@ pub fn ToolOverviewSegment(segment: ToolOverview) -> impl IntoView {
         <div class="seg seg-tools" data-kind="tool_overview">
             <Collapsible open=!segment.collapsed title="Tools" badge icon="wrench" tone="orange">
                 <ul class="tool-list">
-                    {items.iter().map(|t| view! { <ToolRow tool=t.clone()/> }).collect::<Vec<_>>()}
+                    {items.iter().enumerate().map(|(i, t)| view! { <ToolRow tool=t.clone() index=i/> }).collect::<Vec<_>>()}
                 </ul>
             </Collapsible>
         </div>
     }
 }
 
+/// One tool (item `index` of the segment); its schema unfolds.
 #[component]
-fn ToolRow(tool: ToolItem) -> impl IntoView {
-    let toggle = Toggle::new(false);
+fn ToolRow(tool: ToolItem, index: usize) -> impl IntoView {
+    let toggle = Toggle::item(index, false);
     let open = toggle.open;
     let schema = tool.schema.as_ref().map(|s| serde_json::to_string_pretty(s).unwrap_or_default());
     let parameters = tool.parameters.clone();

@@ -1,0 +1,11 @@
+//! Hooks: browser event sources tied to a component's life (set up when it
+//! is built, removed on cleanup), one per file. With `browser`, the only
+//! places that call browser APIs.
+
+mod use_hash_change;
+mod use_page_scroll;
+mod use_resize_observer;
+
+pub use use_hash_change::use_hash_change;
+pub use use_page_scroll::use_page_scroll;
+pub use use_resize_observer::{use_resize_observer, ResizeObserverHandle};
