@@ -177,6 +177,41 @@ pub fn prefers_dark() -> bool {
         .is_some_and(|m| m.matches())
 }
 
+/// The path of the page's address (`location.pathname`).
+pub fn location_path() -> Option<String> {
+    web_sys::window()?.location().pathname().ok()
+}
+
+/// Adds a history entry for `url` (same origin) without loading it.
+pub fn push_history(url: &str) {
+    if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = h.push_state_with_url(&JsValue::NULL, "", Some(url));
+    }
+}
+
+/// Replaces the current history entry's address by `url` (same origin).
+pub fn replace_history(url: &str) {
+    if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(url));
+    }
+}
+
+/// Scrolls the window to the top (a new page starts at its top).
+pub fn scroll_to_top() {
+    if let Some(w) = web_sys::window() {
+        w.scroll_to_with_x_and_y(0.0, 0.0);
+    }
+}
+
+/// The path of the page's `<base href>` (ending with `/`), if it has one.
+pub fn base_path() -> Option<String> {
+    let doc = web_sys::window()?.document()?;
+    doc.query_selector("base[href]").ok()??;
+    let url = web_sys::Url::new(&doc.base_uri().ok()??).ok()?;
+    let path = url.pathname();
+    Some(if path.ends_with('/') { path } else { format!("{path}/") })
+}
+
 /// Milliseconds since navigation started (for timing marks).
 pub fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())

@@ -9,6 +9,8 @@ pub mod browser;
 pub mod budget;
 pub mod components;
 pub mod doc;
+pub mod hooks;
+pub mod router;
 pub mod state;
 pub mod tokens;
 

@@ -3,8 +3,8 @@
 
 use crate::components::count;
 use crate::components::icons::Ico;
+use crate::router::{use_navigate, NavigateOptions};
 use leptos::prelude::*;
-use leptos_router::hooks::use_navigate;
 use wasm_bindgen::JsCast;
 
 use crate::browser;
@@ -12,19 +12,14 @@ use crate::doc::Source;
 use crate::state::Session;
 
 /// Loads the user's bytes; on success shows `/doc`.
-fn open_bytes(
-    session: Session,
-    source: Source,
-    bytes: Vec<u8>,
-    navigate: impl Fn(&str, leptos_router::NavigateOptions),
-) {
+fn open_bytes(session: Session, source: Source, bytes: Vec<u8>, navigate: impl Fn(&str, NavigateOptions)) {
     if session.open_user_document(source, &bytes) {
         navigate("/doc", Default::default());
     }
 }
 
 /// Reads a picked or dropped file, then loads it.
-fn open_file(session: Session, file: web_sys::File, navigate: impl Fn(&str, leptos_router::NavigateOptions) + 'static) {
+fn open_file(session: Session, file: web_sys::File, navigate: impl Fn(&str, NavigateOptions) + 'static) {
     let name = file.name();
     leptos::task::spawn_local(async move {
         match browser::read_file(&file).await {

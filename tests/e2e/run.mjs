@@ -132,6 +132,89 @@ test('/ shows demo A; unknown paths show a not-found view with a link home', asy
   await context.close();
 });
 
+test('links navigate in the page (no reload); back and forward follow; modifier clicks are the browser\'s', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/a`);
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  await page.evaluate(() => { window.__samePage = 1; });
+  const current = () => page.evaluate(() => [...document.querySelectorAll('a.demo-link[aria-current=page]')].map((a) => a.textContent.trim()));
+  assert.deepEqual(await current(), ['A']);
+  await page.locator('a.demo-link', { hasText: 'C' }).click();
+  await page.waitForURL(`${BASE}/demo/c`);
+  await page.locator('[data-message-id="c-sys"]').waitFor();
+  assert.deepEqual(await current(), ['C']);
+  await page.locator('a.brand').click();
+  await page.waitForURL(`${BASE}/`);
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  // Back and forward (popstate) show the page of each address.
+  await page.goBack();
+  await page.waitForURL(`${BASE}/demo/c`);
+  await page.locator('[data-message-id="c-sys"]').waitFor();
+  assert.equal(await page.locator('[data-message-id="a-sys"]').count(), 0);
+  await page.goBack();
+  await page.waitForURL(`${BASE}/demo/a`);
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  await page.goForward();
+  await page.waitForURL(`${BASE}/demo/c`);
+  await page.locator('[data-message-id="c-sys"]').waitFor();
+  assert.deepEqual(await current(), ['C']);
+  assert.equal(await page.evaluate(() => window.__samePage), 1, 'no page load: the router handled every step');
+  // A click with a modifier is the browser's: a new tab, this page unchanged.
+  const [tab] = await Promise.all([context.waitForEvent('page'), page.locator('a.demo-link', { hasText: 'D' }).click({ modifiers: ['Control'] })]);
+  await tab.waitForURL(`${BASE}/demo/d`);
+  await tab.locator('[data-message-id="d-sys"]').waitFor();
+  assert.equal(page.url(), `${BASE}/demo/c`);
+  assert.equal(await page.evaluate(() => window.__samePage), 1);
+  // A link to a file of the site (not a page of the app) is loaded by the browser.
+  await page.evaluate(() => { const a = document.createElement('a'); a.href = '/demos/b.json'; a.id = 'file-link'; a.textContent = 'file'; document.querySelector('.notices').append(a); });
+  await page.locator('#file-link').click();
+  await page.waitForURL(`${BASE}/demos/b.json`);
+  assert.ok((await page.textContent('body')).includes('"b-sys"'), 'the JSON file itself');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('under a base path (trunk --public-url /sub/) routes, links and demos stay under it', async (browser) => {
+  const { context, page } = await newPage(browser);
+  // What `trunk build --public-url /sub/` changes in index.html: <base href> and
+  // every asset address. Everything under /sub/ is served from dist/.
+  const html = readFileSync(join(root, 'dist', 'index.html'), 'utf8')
+    .replace(/(href|src)="\/(?!\/)/g, '$1="/sub/')
+    .replace(/(from |module_or_path: )'\//g, "$1'/sub/");
+  assert.ok(html.includes('<base href="/sub/"'), 'index.html has a <base> Trunk fills in');
+  const requested = [];
+  await page.route(`${BASE}/**`, async (route) => {
+    const url = new URL(route.request().url());
+    requested.push(url.pathname);
+    if (!url.pathname.startsWith('/sub/')) return route.fulfill({ status: 404, body: 'outside the base' });
+    const rest = url.pathname.slice(4);
+    const response = await route.fetch({ url: `${BASE}${rest}` });
+    const isFile = /\.[a-z0-9]+$/.test(rest);
+    if (isFile) return route.fulfill({ response });
+    return route.fulfill({ response, body: html, headers: { ...response.headers(), 'content-type': 'text/html; charset=utf-8', 'content-encoding': 'identity' } });
+  });
+  await page.goto(`${BASE}/sub/demo/b`);
+  await page.locator('[data-message-id="b-sys"]').waitFor();
+  assert.equal(await page.locator('a.demo-link', { hasText: 'C' }).getAttribute('href'), '/sub/demo/c');
+  await page.locator('a.demo-link', { hasText: 'C' }).click();
+  await page.waitForURL(`${BASE}/sub/demo/c`);
+  await page.locator('[data-message-id="c-sys"]').waitFor();
+  await page.goBack();
+  await page.waitForURL(`${BASE}/sub/demo/b`);
+  await page.locator('[data-message-id="b-sys"]').waitFor();
+  await page.goto(`${BASE}/sub/`);
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  await page.goto(`${BASE}/sub/nothing/here`);
+  await page.locator('[data-testid=not-found]').waitFor();
+  await page.locator('[data-testid=not-found] a').click();
+  await page.waitForURL(`${BASE}/sub/`);
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  const outside = requested.filter((p) => !p.startsWith('/sub/'));
+  assert.deepEqual(outside, [], 'nothing requested outside the base');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('Copy puts exactly `pep export` on the clipboard, for both tabs', async (browser) => {
   const { context, page } = await newPage(browser);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
