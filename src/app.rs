@@ -11,6 +11,7 @@ use crate::components::conversation::Conversation;
 use crate::components::loader::{drag_has_files, on_drop, LoadErrors, Notices, OpenButton, PasteButton, Warnings};
 use crate::components::protocol_panel::ProtocolPanel;
 use crate::doc::{Doc, Source};
+use crate::markdown;
 use crate::router::{href, Route, Router};
 use crate::state::{Expansion, Prefs, Session};
 
@@ -33,6 +34,12 @@ pub fn App() -> impl IntoView {
     provide_context(prefs);
     session.restore_user_document();
     let router = Router::provide();
+    // Said once: the texts stay plain (crate::markdown).
+    Effect::new(move |_| {
+        if let markdown::Status::Failed(why) = markdown::status() {
+            session.notify(format!("Markdown is shown as plain text: {why}."), true);
+        }
+    });
     view! {
         <Frame>
             {move || match router.route() {
@@ -186,6 +193,12 @@ fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     provide_context(Expansion::new());
     provide_context(Budget::new(doc));
     let split = prefs.split;
+    // The Markdown module loads after the first paint of a document.
+    Effect::new(move |_| {
+        if doc.with(Option::is_some) {
+            markdown::preload();
+        }
+    });
     let dragging = RwSignal::new(false);
     let on_move = move |ev: web_sys::PointerEvent| {
         if !dragging.get_untracked() {

@@ -10,6 +10,7 @@ pub mod budget;
 pub mod components;
 pub mod doc;
 pub mod hooks;
+pub mod markdown;
 pub mod router;
 pub mod state;
 pub mod tokens;

@@ -215,6 +215,64 @@ test('under a base path (trunk --public-url /sub/) routes, links and demos stay 
   await context.close();
 });
 
+test('Markdown: plain text first, the module requested only after the first segment is painted, then rendered', async (browser) => {
+  const { context, page } = await newPage(browser);
+  // When the first segment enters the DOM, and the frame that paints it.
+  await context.addInitScript(() => {
+    new MutationObserver((_, obs) => {
+      if (!document.querySelector('[data-message-id]')) return;
+      obs.disconnect();
+      window.__seg = { inserted: performance.now(), resources: performance.getEntriesByType('resource').map((e) => e.name) };
+      requestAnimationFrame(() => { window.__seg.frame = performance.now(); });
+    }).observe(document, { childList: true, subtree: true });
+  });
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/pep-markdown.js', async (route) => { await held; await route.continue(); });
+  await page.goto(`${BASE}/demo/c`);
+  await page.locator('[data-message-id="c-a1"]').waitFor();
+  // Until the module is there: the text as written, variables highlighted.
+  const a1 = page.locator('[data-message-id="c-a1"] .md');
+  assert.equal(await a1.getAttribute('class'), 'md md-plain');
+  assert.ok((await a1.textContent()).includes('**release-notes-writer**'));
+  assert.equal(await page.locator('.conversation .md strong').count(), 0);
+  release();
+  await page.locator('[data-message-id="c-a1"] .md:not(.md-plain) strong', { hasText: 'release-notes-writer' }).waitFor();
+  assert.equal(await page.locator('.conversation .md-plain').count(), 0, 'every text switched');
+  await page.locator('.conversation .md h2', { hasText: 'Lumen 4.2.0' }).waitFor();
+  const t = await page.evaluate(() => ({
+    seg: window.__seg,
+    md: performance.getEntriesByType('resource').filter((e) => /pep-markdown/.test(e.name)).map((e) => ({ name: e.name.replace(location.origin, ''), start: e.startTime })),
+  }));
+  assert.ok(!t.seg.resources.some((n) => /pep-markdown/.test(n)), 'nothing of the module before the first segment');
+  assert.deepEqual(t.md.map((m) => m.name.replace(/-[0-9a-f]{16}/, '')).sort(), ['/pep-markdown.js', '/pep-markdown_bg.wasm']);
+  for (const m of t.md) assert.ok(m.start >= t.seg.frame, `${m.name} requested at ${m.start} ms, before the frame painting the first segment (${t.seg.frame} ms)`);
+  // Demo A: a table. Client-side navigation does not load the module again.
+  await page.locator('a.demo-link', { hasText: 'A' }).click();
+  await page.locator('[data-message-id="a-a1"] .md table').waitFor();
+  assert.equal(await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => /pep-markdown\.js/.test(e.name)).length), 1);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('Markdown: when its module cannot load, texts stay plain and the app says so once', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.route('**/pep-markdown_bg.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  await page.goto(`${BASE}/demo/a`);
+  await page.locator('[data-message-id="a-a1"]').waitFor();
+  const notice = page.getByTestId('notice').filter({ hasText: 'Markdown is shown as plain text' });
+  await notice.waitFor();
+  await page.locator('a.demo-link', { hasText: 'C' }).click();
+  await page.locator('[data-message-id="c-a1"]').waitFor();
+  await page.waitForTimeout(500);
+  assert.equal(await notice.count(), 1, 'said once');
+  assert.ok(await page.locator('.conversation .md-plain').count() > 0);
+  assert.equal(await page.locator('.conversation .md:not(.md-plain)').count(), 0);
+  assert.ok((await page.locator('[data-message-id="c-a1"] .md').textContent()).includes('**release-notes-writer**'));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('Copy puts exactly `pep export` on the clipboard, for both tabs', async (browser) => {
   const { context, page } = await newPage(browser);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
@@ -267,7 +325,11 @@ test('a hostile envelope runs nothing', async (browser) => {
   for (const b of await page.locator('.skill-name, .tool-head, .doc-toggle, button.more').all()) await b.click();
   await page.getByTestId('tab-raw').click();
   await page.getByTestId('tab-openai').click();
+  // The Markdown module has rendered every text (its HTML is what is checked).
+  await page.locator('.conversation .md:not(.md-plain)').first().waitFor();
   await page.waitForTimeout(500);
+  assert.equal(await page.locator('.conversation .md-plain').count(), 0, 'every Markdown text rendered');
+  assert.ok(await page.locator('.conversation .md .blocked-link').count() > 0, 'rendered by the module: javascript: links blocked');
   const report = await page.evaluate(() => {
     const bad = [];
     for (const el of document.querySelectorAll('.conversation *, .protocol *')) {
