@@ -15,11 +15,17 @@ export const gz = (file) => {
   }
 };
 
-/** Every same-origin path index.html references (attributes and inline module imports). */
+/**
+ * Every same-origin path index.html references (attributes and inline module
+ * imports), relative to its `<base href>` (trunk --public-url) and without the
+ * base itself.
+ */
 export function referencedFiles(html) {
+  const base = (html.match(/<base\b[^>]*\bhref="(\/[^"]*)"/) || [])[1] || '/';
   const out = new Set();
-  for (const m of html.matchAll(/\b(?:href|src)="(\/[^"#?]*)"/g)) out.add(m[1]);
-  for (const m of html.matchAll(/['"](\/[^'"\s]+\.(?:js|mjs|wasm|css))['"]/g)) out.add(m[1]);
+  const add = (p) => { if (p.startsWith(base) && p !== base) out.add('/' + p.slice(base.length)); };
+  for (const m of html.matchAll(/\b(?:href|src)="(\/[^"#?]*)"/g)) add(m[1]);
+  for (const m of html.matchAll(/['"](\/[^'"\s]+\.(?:js|mjs|wasm|css))['"]/g)) add(m[1]);
   return [...out];
 }
 

@@ -20,7 +20,7 @@ cargo fmt --all -- --check
 step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p envelope --features tokenizer,templates --all-targets --locked -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p pep-app -p pep-token-worker --all-targets --locked -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p pep-app -p pep-token-worker -p pep-markdown --all-targets --locked -- -D warnings
 
 step "native tests"
 cargo test --workspace --locked

@@ -4,9 +4,6 @@ use std::sync::Arc;
 
 use crate::components::icons::{Ico, IconSprite};
 use leptos::prelude::*;
-use leptos_router::components::{Route, Router, Routes, A};
-use leptos_router::hooks::{use_location, use_params_map};
-use leptos_router::path;
 
 use crate::browser;
 use crate::budget::Budget;
@@ -16,7 +13,9 @@ use crate::components::loader::{
 };
 use crate::components::protocol_panel::ProtocolPanel;
 use crate::doc::{Doc, Source};
+use crate::markdown;
 use crate::nav::Navigator;
+use crate::router::{href, Route, Router};
 use crate::state::{Expansion, Prefs, Session};
 
 /// The demos, by letter, with a one-line story each.
@@ -37,16 +36,21 @@ pub fn App() -> impl IntoView {
     let prefs = Prefs::init(session);
     provide_context(prefs);
     session.restore_user_document();
+    let router = Router::provide();
+    // Said once: the texts stay plain (crate::markdown).
+    Effect::new(move |_| {
+        if let markdown::Status::Failed(why) = markdown::status() {
+            session.notify(format!("Markdown is shown as plain text: {why}."), true);
+        }
+    });
     view! {
-        <Router>
-            <Frame>
-                <Routes fallback=|| view! { <NotFound/> }>
-                    <Route path=path!("/") view=|| view! { <DemoPage letter='a'/> }/>
-                    <Route path=path!("/demo/:id") view=DemoRoute/>
-                    <Route path=path!("/doc") view=UserDocPage/>
-                </Routes>
-            </Frame>
-        </Router>
+        <Frame>
+            {move || match router.route() {
+                Route::Demo(c) if DEMOS.iter().any(|&(d, _)| d == c) => view! { <DemoPage letter=c/> }.into_any(),
+                Route::Doc => view! { <UserDocPage/> }.into_any(),
+                Route::Demo(_) | Route::NotFound => view! { <NotFound/> }.into_any(),
+            }}
+        </Frame>
     }
 }
 
@@ -80,15 +84,7 @@ fn Frame(children: Children) -> impl IntoView {
 fn Header() -> impl IntoView {
     let prefs = Prefs::expect();
     let session = Session::expect();
-    let location = use_location();
-    let current = move || {
-        let p = location.pathname.get();
-        if p == "/" {
-            "/demo/a".to_string()
-        } else {
-            p
-        }
-    };
+    let router = Router::expect();
     let toggle_theme = move |_| {
         let dark = match prefs.theme.get_untracked().as_deref() {
             Some("dark") => true,
@@ -99,29 +95,27 @@ fn Header() -> impl IntoView {
     };
     view! {
         <header class="top">
-            <A href="/" attr:class="brand">
+            <a href=href("/") class="brand">
                 <Ico name="braces"/>
                 <span>"Prompt Envelope"</span>
-            </A>
+            </a>
             <nav class="demos" aria-label="Demos">
                 {DEMOS
                     .iter()
                     .map(|&(c, story)| {
-                        let href = format!("/demo/{c}");
-                        let href2 = href.clone();
                         view! {
-                            <A href=href attr:class="demo-link" attr:title=story
-                                attr:aria-current=move || (current() == href2).then_some("page")>
+                            <a href=href(&format!("/demo/{c}")) class="demo-link" title=story
+                                aria-current=move || (router.route() == Route::Demo(c)).then_some("page")>
                                 {c.to_ascii_uppercase().to_string()}
-                            </A>
+                            </a>
                         }
                     })
                     .collect::<Vec<_>>()}
                 {move || session.user_doc.get().map(|d| view! {
-                    <A href="/doc" attr:class="demo-link doc-link" attr:title=d.source.label()
-                        attr:aria-current=move || (current() == "/doc").then_some("page")>
+                    <a href=href("/doc") class="demo-link doc-link" title=d.source.label()
+                        aria-current=move || (router.route() == Route::Doc).then_some("page")>
                         "Your document"
-                    </A>
+                    </a>
                 })}
             </nav>
             <div class="header-actions">
@@ -135,19 +129,6 @@ fn Header() -> impl IntoView {
     }
 }
 
-/// `/demo/:id`.
-#[component]
-fn DemoRoute() -> impl IntoView {
-    let params = use_params_map();
-    move || {
-        let id = params.read().get("id").unwrap_or_default();
-        match DEMOS.iter().find(|(c, _)| id.len() == 1 && id.starts_with(*c)) {
-            Some(&(c, _)) => view! { <DemoPage letter=c/> }.into_any(),
-            None => view! { <NotFound/> }.into_any(),
-        }
-    }
-}
-
 /// Shows a demo: in the first render when `index.html` has already fetched
 /// it (the usual case on a first visit), else once it arrives.
 #[component]
@@ -155,7 +136,7 @@ fn DemoPage(letter: char) -> impl IntoView {
     let session = Session::expect();
     let failed = RwSignal::new(None::<String>);
     let loaded = RwSignal::new(None::<Arc<Doc>>);
-    let url = format!("/demos/{letter}.json");
+    let url = href(&format!("/demos/{letter}.json"));
     let apply = move |fetched: Result<String, String>| match fetched {
         Ok(text) => match Doc::load(Source::Demo(letter), text.as_bytes()) {
             Ok(doc) => {
@@ -202,7 +183,7 @@ fn UserDocPage() -> impl IntoView {
                 <div class="empty pad">
                     <h2>"No document of yours yet"</h2>
                     <p>"Use “Open…” or “Paste…” above, or drop a JSON file anywhere on the page: an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request."</p>
-                    <p><A href="/">"Back to the demos"</A></p>
+                    <p><a href=href("/")>"Back to the demos"</a></p>
                 </div>
             }>
             <Viewer doc=session.user_doc/>
@@ -218,6 +199,12 @@ fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     provide_context(Navigator::new());
     provide_context(Budget::new(doc));
     let split = prefs.split;
+    // The Markdown module loads after the first paint of a document.
+    Effect::new(move |_| {
+        if doc.with(Option::is_some) {
+            markdown::preload();
+        }
+    });
     let dragging = RwSignal::new(false);
     let on_move = move |ev: web_sys::PointerEvent| {
         if !dragging.get_untracked() {
@@ -260,7 +247,7 @@ fn NotFound() -> impl IntoView {
         <div class="empty pad" data-testid="not-found">
             <h2>"Page not found"</h2>
             <p>"There is nothing at this address."</p>
-            <p><A href="/">"Go to the first demo"</A></p>
+            <p><a href=href("/")>"Go to the first demo"</a></p>
         </div>
     }
 }

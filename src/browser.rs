@@ -2,11 +2,13 @@
 //! storage, fetch, files, theme. Everything returns `Result<_, String>` with
 //! a sentence a user can read; nothing here panics on a missing API.
 
+use js_sys::Reflect;
 use serde::{de::DeserializeOwned, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-fn js_err(e: JsValue) -> String {
+/// A JavaScript exception or rejection as a sentence.
+pub fn js_err(e: JsValue) -> String {
     e.as_string()
         .or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
         .unwrap_or_else(|| format!("{e:?}"))
@@ -175,6 +177,73 @@ pub fn prefers_dark() -> bool {
     web_sys::window()
         .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
         .is_some_and(|m| m.matches())
+}
+
+/// The path of the page's address (`location.pathname`).
+pub fn location_path() -> Option<String> {
+    web_sys::window()?.location().pathname().ok()
+}
+
+/// Adds a history entry for `url` (same origin) without loading it.
+pub fn push_history(url: &str) {
+    if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = h.push_state_with_url(&JsValue::NULL, "", Some(url));
+    }
+}
+
+/// Replaces the current history entry's address by `url` (same origin).
+pub fn replace_history(url: &str) {
+    if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(url));
+    }
+}
+
+/// Scrolls the window to the top (a new page starts at its top).
+pub fn scroll_to_top() {
+    if let Some(w) = web_sys::window() {
+        w.scroll_to_with_x_and_y(0.0, 0.0);
+    }
+}
+
+/// The path of the page's `<base href>` (ending with `/`), if it has one.
+pub fn base_path() -> Option<String> {
+    let doc = web_sys::window()?.document()?;
+    doc.query_selector("base[href]").ok()??;
+    let url = web_sys::Url::new(&doc.base_uri().ok()??).ok()?;
+    let path = url.pathname();
+    Some(if path.ends_with('/') { path } else { format!("{path}/") })
+}
+
+/// Imports the ES module at `url` (`import(url)`, through the
+/// `window.__pepImport` that `index.html` defines: WebAssembly cannot write
+/// a dynamic import itself) and resolves to its namespace.
+pub async fn import_module(url: &str) -> Result<JsValue, String> {
+    let w = window()?;
+    let import = Reflect::get(&w, &JsValue::from_str("__pepImport"))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or("this page cannot import modules")?;
+    await_promise(import.call1(&JsValue::UNDEFINED, &JsValue::from_str(url)).map_err(js_err)?).await
+}
+
+/// The function `object[name]`.
+pub fn function(object: &JsValue, name: &str) -> Result<js_sys::Function, String> {
+    Reflect::get(object, &JsValue::from_str(name))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(|| format!("no function `{name}`"))
+}
+
+/// Awaits a promise (or a plain value).
+pub async fn await_promise(value: JsValue) -> Result<JsValue, String> {
+    JsFuture::from(js_sys::Promise::resolve(&value)).await.map_err(js_err)
+}
+
+/// A named mark on the performance timeline (for the bench).
+pub fn mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
 }
 
 /// Milliseconds since navigation started (for timing marks).

@@ -286,6 +286,44 @@ async fn variables_are_highlighted_and_markdown_is_safe() {
     assert!(chip.text_content().unwrap().contains("The user"));
 }
 
+/// The only test that installs a renderer: until then the Markdown module
+/// is not there (it cannot be imported here) and texts are plain.
+#[wasm_bindgen_test]
+async fn markdown_is_plain_text_until_the_renderer_is_ready_then_rendered_and_safe() {
+    use pep_app::markdown::{self, Status};
+    let (el, _h) = mount_conversation(all_kinds_doc());
+    tick().await;
+    assert_ne!(untrack(markdown::status), Status::Ready);
+    click(&all(&el, "[data-kind=skills] .skill-name")[0]);
+    tick().await;
+    let text = one(&el, "[data-kind=text]");
+    let plain = one(&text, ".md.md-plain");
+    assert_eq!(
+        plain.text_content().unwrap(),
+        "Hello **Ann** <script>window.__pwned = 1</script>",
+        "as written, variable substituted"
+    );
+    assert_eq!(one(&plain, "mark.var").get_attribute("data-var").unwrap(), "who");
+    assert!(all(&text, "strong").is_empty() && all(&text, "script").is_empty());
+    // Blocks are paragraphs, lines kept.
+    let skills_body = all(&el, "[data-kind=skills] .skill-l2 .md-plain p");
+    assert_eq!(skills_body.iter().map(|p| p.text_content().unwrap()).collect::<Vec<_>>(), vec!["# PDF\nUse it."]);
+
+    markdown::install(|src: &str, vars: &[String]| {
+        let lookup = |n: &str| vars.chunks_exact(2).find(|p| p[0] == n).map(|p| p[1].as_str());
+        envelope::markdown::render_markdown_with_vars(src, &lookup)
+    });
+    tick().await;
+    let text = one(&el, "[data-kind=text]");
+    assert!(all(&text, ".md-plain").is_empty(), "every text switches");
+    let mark = one(&text, ".md strong mark.var");
+    assert_eq!(mark.text_content().unwrap(), "Ann");
+    assert_eq!(mark.get_attribute("title").unwrap(), "{{who}}");
+    assert!(all(&text, "script").is_empty());
+    assert!(text.text_content().unwrap().contains("<script>"), "raw HTML shows as text");
+    assert_eq!(one(&el, "[data-kind=skills] .skill-l2 .md h1").text_content().unwrap(), "PDF");
+}
+
 #[wasm_bindgen_test]
 async fn expand_and_collapse_all() {
     let (el, _h) = mount_conversation(all_kinds_doc());

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use crate::components::count;
 use crate::components::icons::Ico;
+use crate::router::{use_navigate, NavigateOptions};
 use leptos::prelude::*;
-use leptos_router::hooks::use_navigate;
 use wasm_bindgen::JsCast;
 
 use crate::browser;
@@ -19,12 +19,7 @@ use crate::state::{LoadFailure, Session};
 const OPENS: &str = "an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request";
 
 /// Loads the user's bytes; on success shows `/doc`.
-async fn open_bytes(
-    session: Session,
-    source: Source,
-    bytes: Arc<[u8]>,
-    navigate: impl Fn(&str, leptos_router::NavigateOptions),
-) -> bool {
+async fn open_bytes(session: Session, source: Source, bytes: Arc<[u8]>, navigate: impl Fn(&str, NavigateOptions)) -> bool {
     let opened = session.open_user_document(source, bytes).await;
     if opened {
         navigate("/doc", Default::default());
@@ -33,7 +28,7 @@ async fn open_bytes(
 }
 
 /// Reads a picked or dropped file, then loads it.
-fn open_file(session: Session, file: web_sys::File, navigate: impl Fn(&str, leptos_router::NavigateOptions) + 'static) {
+fn open_file(session: Session, file: web_sys::File, navigate: impl Fn(&str, NavigateOptions) + 'static) {
     let name = file.name();
     leptos::task::spawn_local(async move {
         match browser::read_file(&file).await {

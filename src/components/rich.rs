@@ -1,15 +1,15 @@
-//! Text surfaces: Markdown (through the core's safe renderer, the only
-//! document text that goes into `inner_html`), plain text with highlighted
-//! variables, and coloured JSON.
+//! Text surfaces: Markdown (through the core's safe renderer in the Markdown
+//! module, the only document text that goes into `inner_html`), plain text
+//! with highlighted variables, and coloured JSON.
 
 use std::sync::Arc;
 
 use envelope::jsonview::highlight_line;
-use envelope::markdown::render_markdown_with_vars;
 use envelope::template::{pieces, Piece};
 use leptos::prelude::*;
 
 use crate::doc::Doc;
+use crate::markdown;
 
 /// The document the conversation shows, for components deep inside it.
 #[derive(Clone)]
@@ -21,7 +21,10 @@ impl CurrentDoc {
     }
 }
 
-/// Markdown with the session's variables substituted and highlighted.
+/// Markdown with the session's variables substituted and highlighted,
+/// rendered by the Markdown module (`crate::markdown`). Until the module is
+/// ready (or when it failed) the text shows as written, one paragraph per
+/// block, variables highlighted (`class="md md-plain"`).
 #[component]
 pub fn Markdown(
     /// Markdown source as written in the document.
@@ -29,8 +32,27 @@ pub fn Markdown(
     source: String,
 ) -> impl IntoView {
     let doc = CurrentDoc::expect();
-    let html = render_markdown_with_vars(&source, &|n: &str| doc.vars.get(n));
-    view! { <div class="md" inner_html=html></div> }
+    markdown::preload();
+    // The variables the text uses, for the module: name, value, name, value…
+    let mut vars: Vec<String> = Vec::new();
+    for p in pieces(&source, &|n: &str| doc.vars.get(n)) {
+        if let Piece::Var { name, value } = p {
+            vars.push(name.to_string());
+            vars.push(value.to_string());
+        }
+    }
+    move || match markdown::render(&source, &vars) {
+        Some(html) => view! { <div class="md" inner_html=html></div> }.into_any(),
+        None => {
+            let blocks: Vec<AnyView> = source
+                .split("\n\n")
+                .map(|b| b.trim_matches(['\r', '\n']))
+                .filter(|b| !b.trim().is_empty())
+                .map(|b| view! { <p class="plain">{var_pieces(b, &doc)}</p> }.into_any())
+                .collect();
+            view! { <div class="md md-plain">{blocks}</div> }.into_any()
+        }
+    }
 }
 
 /// Plain text (kept as written, white space preserved by CSS) with the
@@ -44,14 +66,18 @@ pub fn VarText(
     class: &'static str,
 ) -> impl IntoView {
     let doc = CurrentDoc::expect();
-    let views: Vec<AnyView> = pieces(&text, &|n: &str| doc.vars.get(n))
+    view! { <span class=format!("plain {class}")>{var_pieces(&text, &doc)}</span> }
+}
+
+/// `text` as text nodes, with the session's variables substituted and marked.
+fn var_pieces(text: &str, doc: &Doc) -> Vec<AnyView> {
+    pieces(text, &|n: &str| doc.vars.get(n))
         .into_iter()
         .map(|p| match p {
             Piece::Text(t) => t.to_string().into_any(),
             Piece::Var { name, value } => var_mark(name, value).into_any(),
         })
-        .collect();
-    view! { <span class=format!("plain {class}")>{views}</span> }
+        .collect()
 }
 
 /// A substituted value: highlighted, named on hover and focus.

@@ -3,6 +3,7 @@
 //! places that call browser APIs.
 
 mod use_hash_change;
+pub mod use_history;
 mod use_page_scroll;
 mod use_resize_observer;
 

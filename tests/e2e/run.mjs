@@ -163,6 +163,147 @@ test('/ shows demo A; unknown paths show a not-found view with a link home', asy
   await context.close();
 });
 
+test('links navigate in the page (no reload); back and forward follow; modifier clicks are the browser\'s', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/a`);
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  await page.evaluate(() => { window.__samePage = 1; });
+  const current = () => page.evaluate(() => [...document.querySelectorAll('a.demo-link[aria-current=page]')].map((a) => a.textContent.trim()));
+  assert.deepEqual(await current(), ['A']);
+  await page.locator('a.demo-link', { hasText: 'C' }).click();
+  await page.waitForURL(`${BASE}/demo/c`);
+  await page.locator('[data-message-id="c-sys"]').waitFor();
+  assert.deepEqual(await current(), ['C']);
+  await page.locator('a.brand').click();
+  await page.waitForURL(`${BASE}/`);
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  // Back and forward (popstate) show the page of each address.
+  await page.goBack();
+  await page.waitForURL(`${BASE}/demo/c`);
+  await page.locator('[data-message-id="c-sys"]').waitFor();
+  assert.equal(await page.locator('[data-message-id="a-sys"]').count(), 0);
+  await page.goBack();
+  await page.waitForURL(`${BASE}/demo/a`);
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  await page.goForward();
+  await page.waitForURL(`${BASE}/demo/c`);
+  await page.locator('[data-message-id="c-sys"]').waitFor();
+  assert.deepEqual(await current(), ['C']);
+  assert.equal(await page.evaluate(() => window.__samePage), 1, 'no page load: the router handled every step');
+  // A click with a modifier is the browser's: a new tab, this page unchanged.
+  const [tab] = await Promise.all([context.waitForEvent('page'), page.locator('a.demo-link', { hasText: 'D' }).click({ modifiers: ['Control'] })]);
+  await tab.waitForURL(`${BASE}/demo/d`);
+  await tab.locator('[data-message-id="d-sys"]').waitFor();
+  assert.equal(page.url(), `${BASE}/demo/c`);
+  assert.equal(await page.evaluate(() => window.__samePage), 1);
+  // A link to a file of the site (not a page of the app) is loaded by the browser.
+  await page.evaluate(() => { const a = document.createElement('a'); a.href = '/demos/b.json'; a.id = 'file-link'; a.textContent = 'file'; document.querySelector('.notices').append(a); });
+  await page.locator('#file-link').click();
+  await page.waitForURL(`${BASE}/demos/b.json`);
+  assert.ok((await page.textContent('body')).includes('"b-sys"'), 'the JSON file itself');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('under a base path (trunk --public-url /sub/) routes, links and demos stay under it', async (browser) => {
+  const { context, page } = await newPage(browser);
+  // What `trunk build --public-url /sub/` changes in index.html: <base href> and
+  // every asset address. Everything under /sub/ is served from dist/.
+  const html = readFileSync(join(root, 'dist', 'index.html'), 'utf8')
+    .replace(/(href|src)="\/(?!\/)/g, '$1="/sub/')
+    .replace(/(from |module_or_path: )'\//g, "$1'/sub/");
+  assert.ok(html.includes('<base href="/sub/"'), 'index.html has a <base> Trunk fills in');
+  const requested = [];
+  await page.route(`${BASE}/**`, async (route) => {
+    const url = new URL(route.request().url());
+    requested.push(url.pathname);
+    if (!url.pathname.startsWith('/sub/')) return route.fulfill({ status: 404, body: 'outside the base' });
+    const rest = url.pathname.slice(4);
+    const response = await route.fetch({ url: `${BASE}${rest}` });
+    const isFile = /\.[a-z0-9]+$/.test(rest);
+    if (isFile) return route.fulfill({ response });
+    return route.fulfill({ response, body: html, headers: { ...response.headers(), 'content-type': 'text/html; charset=utf-8', 'content-encoding': 'identity' } });
+  });
+  await page.goto(`${BASE}/sub/demo/b`);
+  await page.locator('[data-message-id="b-sys"]').waitFor();
+  assert.equal(await page.locator('a.demo-link', { hasText: 'C' }).getAttribute('href'), '/sub/demo/c');
+  await page.locator('a.demo-link', { hasText: 'C' }).click();
+  await page.waitForURL(`${BASE}/sub/demo/c`);
+  await page.locator('[data-message-id="c-sys"]').waitFor();
+  await page.goBack();
+  await page.waitForURL(`${BASE}/sub/demo/b`);
+  await page.locator('[data-message-id="b-sys"]').waitFor();
+  await page.goto(`${BASE}/sub/`);
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  await page.goto(`${BASE}/sub/nothing/here`);
+  await page.locator('[data-testid=not-found]').waitFor();
+  await page.locator('[data-testid=not-found] a').click();
+  await page.waitForURL(`${BASE}/sub/`);
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  const outside = requested.filter((p) => !p.startsWith('/sub/'));
+  assert.deepEqual(outside, [], 'nothing requested outside the base');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('Markdown: plain text first, the module requested only after the first segment is painted, then rendered', async (browser) => {
+  const { context, page } = await newPage(browser);
+  // When the first segment enters the DOM, and the frame that paints it.
+  await context.addInitScript(() => {
+    new MutationObserver((_, obs) => {
+      if (!document.querySelector('[data-message-id]')) return;
+      obs.disconnect();
+      window.__seg = { inserted: performance.now(), resources: performance.getEntriesByType('resource').map((e) => e.name) };
+      requestAnimationFrame(() => { window.__seg.frame = performance.now(); });
+    }).observe(document, { childList: true, subtree: true });
+  });
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/pep-markdown.js', async (route) => { await held; await route.continue(); });
+  await page.goto(`${BASE}/demo/c`);
+  await page.locator('[data-message-id="c-a1"]').waitFor();
+  // Until the module is there: the text as written, variables highlighted.
+  const a1 = page.locator('[data-message-id="c-a1"] .md');
+  assert.equal(await a1.getAttribute('class'), 'md md-plain');
+  assert.ok((await a1.textContent()).includes('**release-notes-writer**'));
+  assert.equal(await page.locator('.conversation .md strong').count(), 0);
+  release();
+  await page.locator('[data-message-id="c-a1"] .md:not(.md-plain) strong', { hasText: 'release-notes-writer' }).waitFor();
+  assert.equal(await page.locator('.conversation .md-plain').count(), 0, 'every text switched');
+  await page.locator('.conversation .md h2', { hasText: 'Lumen 4.2.0' }).waitFor();
+  const t = await page.evaluate(() => ({
+    seg: window.__seg,
+    md: performance.getEntriesByType('resource').filter((e) => /pep-markdown/.test(e.name)).map((e) => ({ name: e.name.replace(location.origin, ''), start: e.startTime })),
+  }));
+  assert.ok(!t.seg.resources.some((n) => /pep-markdown/.test(n)), 'nothing of the module before the first segment');
+  assert.deepEqual(t.md.map((m) => m.name.replace(/-[0-9a-f]{16}/, '')).sort(), ['/pep-markdown.js', '/pep-markdown_bg.wasm']);
+  for (const m of t.md) assert.ok(m.start >= t.seg.frame, `${m.name} requested at ${m.start} ms, before the frame painting the first segment (${t.seg.frame} ms)`);
+  // Demo A: a table. Client-side navigation does not load the module again.
+  await page.locator('a.demo-link', { hasText: 'A' }).click();
+  await page.locator('[data-message-id="a-a1"] .md table').waitFor();
+  assert.equal(await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => /pep-markdown\.js/.test(e.name)).length), 1);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('Markdown: when its module cannot load, texts stay plain and the app says so once', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.route('**/pep-markdown_bg.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  await page.goto(`${BASE}/demo/a`);
+  await page.locator('[data-message-id="a-a1"]').waitFor();
+  const notice = page.getByTestId('notice').filter({ hasText: 'Markdown is shown as plain text' });
+  await notice.waitFor();
+  await page.locator('a.demo-link', { hasText: 'C' }).click();
+  await page.locator('[data-message-id="c-a1"]').waitFor();
+  await page.waitForTimeout(500);
+  assert.equal(await notice.count(), 1, 'said once');
+  assert.ok(await page.locator('.conversation .md-plain').count() > 0);
+  assert.equal(await page.locator('.conversation .md:not(.md-plain)').count(), 0);
+  assert.ok((await page.locator('[data-message-id="c-a1"] .md').textContent()).includes('**release-notes-writer**'));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('Copy puts exactly `pep export` on the clipboard, for both tabs', async (browser) => {
   const { context, page } = await newPage(browser);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
@@ -216,6 +357,8 @@ test('a hostile envelope runs nothing', async (browser) => {
   await page.getByRole('button', { name: 'Expand all', exact: true }).click();
   await page.getByTestId('tab-raw').click();
   await page.getByTestId('tab-openai').click();
+  // The Markdown module has rendered every text (its HTML is what is checked).
+  await page.locator('.conversation .md:not(.md-plain)').first().waitFor();
   await page.waitForTimeout(500);
   const inspect = () => page.evaluate(() => {
     const bad = [];
@@ -226,10 +369,17 @@ test('a hostile envelope runs nothing', async (browser) => {
       }
       if (['SCRIPT', 'IFRAME', 'OBJECT', 'EMBED', 'FORM', 'BASE', 'META', 'LINK', 'STYLE'].includes(el.tagName)) bad.push(el.tagName);
     }
-    return { bad, pwned: window.__pwned || null };
+    return {
+      bad,
+      pwned: window.__pwned || null,
+      plain: document.querySelectorAll('.conversation .md-plain').length,
+      blocked: document.querySelectorAll('.conversation .md .blocked-link').length,
+    };
   });
   const bad = new Set();
   let pwned = null;
+  let plain = 0;
+  let blocked = 0;
   let opened = 0;
   const seen = await scan(page, {
     step: 0.5,
@@ -241,6 +391,8 @@ test('a hostile envelope runs nothing', async (browser) => {
       const report = await inspect();
       report.bad.forEach((x) => bad.add(x));
       pwned ??= report.pwned;
+      plain += report.plain;
+      blocked += report.blocked;
     },
   });
   const items = await page.locator('.conversation :is(.skill-name, .tool-head, .doc-toggle, button.more)').count();
@@ -248,6 +400,8 @@ test('a hostile envelope runs nothing', async (browser) => {
   assert.equal(seen.ids.length, hostileEnvelope().messages.length, 'every message was rendered');
   assert.deepEqual([...bad], [], 'no handler attributes, script URLs or active elements');
   assert.equal(pwned, null, 'no payload ran');
+  assert.equal(plain, 0, 'every Markdown text rendered by the module');
+  assert.ok(blocked > 0, 'rendered by the module: javascript: links blocked');
   // Payloads are visible as text.
   assert.ok((await page.locator('.conversation').textContent()).includes('<script>'));
   assert.deepEqual(page.errors, []);

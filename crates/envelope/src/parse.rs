@@ -621,9 +621,12 @@ fn timestamp_ok(n: &serde_json::Number) -> bool {
     n.as_f64().is_some_and(|ms| ms.is_finite() && ms.abs() <= MAX_TIMESTAMP_MS)
 }
 
-/// A known field that differs from `key` only in case or `_`/`-` (`tool_name` → `toolName`).
+/// A known field that differs from `key` only in ASCII case or `_`/`-`
+/// (`tool_name` → `toolName`). Known fields are ASCII; folding Unicode case
+/// as well would put core's case tables (~7 KB) in the app for lookalikes
+/// such as the Kelvin sign, which stay unknown fields without a suggestion.
 fn near_miss<'a>(key: &str, allowed: &[&'a str]) -> Option<&'a str> {
-    let norm = |s: &str| s.chars().filter(|c| *c != '_' && *c != '-').collect::<String>().to_lowercase();
+    let norm = |s: &str| s.chars().filter(|c| *c != '_' && *c != '-').collect::<String>().to_ascii_lowercase();
     let k = norm(key);
     allowed.iter().copied().find(|a| norm(a) == k)
 }

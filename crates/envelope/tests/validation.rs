@@ -253,6 +253,17 @@ fn unknown_fields_name_the_field() {
         json!([{"kind": "tool_call_request", "tool_name": "x", "arguments": {}, "collapsed": true}])
     )]));
     has(&errors(&d), "messages[0].segments[0].tool_name", "did you mean `toolName`?");
+    // ASCII case only: a lookalike (KELVIN SIGN for `K`) is an unknown field
+    // without a suggestion.
+    let d = doc(json!([msg(
+        "a",
+        "assistant",
+        json!([{"kind": "tool_call_request", "TOOL-NAME": "x", "toolName": "x", "arguments": {}, "\u{212A}ind": 1}])
+    )]));
+    let e = errors(&d);
+    has(&e, "messages[0].segments[0].TOOL-NAME", "did you mean `toolName`?");
+    let kelvin = e.iter().find(|(p, _)| p.contains('\u{212A}')).expect("the lookalike is reported");
+    assert!(!kelvin.1.contains("did you mean"), "{kelvin:?}");
 }
 
 #[test]
