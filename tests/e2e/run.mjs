@@ -19,7 +19,7 @@ const { chromium } = await import(join(root, '.tools/node_modules/playwright-cor
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
 const shotDir = resolve(root, args.includes('--screenshots') ? args[args.indexOf('--screenshots') + 1] : 'target/screenshots');
-const PORT = 8790;
+const PORT = Number(process.env.PEP_E2E_PORT || 8790);
 const BASE = `http://127.0.0.1:${PORT}`;
 const DEMOS = ['a', 'b', 'c', 'd', 'e', 'f'];
 
