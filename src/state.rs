@@ -246,11 +246,14 @@ pub struct PrefsData {
     /// The export tab's format (`Target::code`); an unknown one reads as
     /// OpenAI Chat.
     pub export: String,
+    /// Remote media loads in every document without asking ("Always for
+    /// this browser").
+    pub remote_media: bool,
 }
 
 impl Default for PrefsData {
     fn default() -> Self {
-        PrefsData { theme: None, split: 58.0, tab: Tab::Openai, export: Target::OpenaiChat.code().into() }
+        PrefsData { theme: None, split: 58.0, tab: Tab::Openai, export: Target::OpenaiChat.code().into(), remote_media: false }
     }
 }
 
@@ -262,6 +265,8 @@ pub struct Prefs {
     pub tab: RwSignal<Tab>,
     /// The format the export tab shows, copies and downloads.
     pub export: RwSignal<Target>,
+    /// Remote media without asking, in every document.
+    pub remote_media: RwSignal<bool>,
 }
 
 impl Prefs {
@@ -280,6 +285,7 @@ impl Prefs {
             split: RwSignal::new(data.split.clamp(20.0, 80.0)),
             tab: RwSignal::new(data.tab),
             export: RwSignal::new(Target::from_code(&data.export).unwrap_or(Target::OpenaiChat)),
+            remote_media: RwSignal::new(data.remote_media),
         };
         // Saved on every change; a failure is reported once, not once per
         // change (dragging the divider changes `split` on every pointer move).
@@ -292,6 +298,7 @@ impl Prefs {
                 split: prefs.split.get(),
                 tab: prefs.tab.get(),
                 export: prefs.export.get().code().into(),
+                remote_media: prefs.remote_media.get(),
             };
             match browser::save(PREFS_KEY, &data) {
                 Ok(()) => failing.set_value(false),
@@ -495,5 +502,55 @@ mod tests {
         s.order_message(9, true);
         assert!(s.is_open(ToggleKey::segment(9, 9), false));
         assert!(!s.is_open(k, true));
+    }
+}
+
+/// Whether remote media (http(s) images, audio, video) may load in the
+/// document on screen: after "Load remote media" for this document, or
+/// always when the preference says so (issue 12). Nothing remote is
+/// requested before.
+#[derive(Clone, Copy)]
+pub struct RemoteConsent {
+    /// The document (its `Arc`'s address) the user allowed; another document asks again.
+    allowed_doc: RwSignal<Option<usize>>,
+    doc: Signal<Option<Arc<Doc>>>,
+    always: RwSignal<bool>,
+}
+
+impl RemoteConsent {
+    pub fn new(doc: Signal<Option<Arc<Doc>>>, prefs: Prefs) -> Self {
+        RemoteConsent { allowed_doc: RwSignal::new(None), doc, always: prefs.remote_media }
+    }
+
+    /// The viewer's consent; outside a viewer (a component on its own), none:
+    /// remote media is held.
+    pub fn expect() -> Self {
+        use_context::<RemoteConsent>().unwrap_or_else(|| RemoteConsent {
+            allowed_doc: RwSignal::new(None),
+            doc: Signal::stored(None),
+            always: RwSignal::new(false),
+        })
+    }
+
+    fn key(doc: &Option<Arc<Doc>>) -> Option<usize> {
+        doc.as_ref().map(|d| Arc::as_ptr(d) as usize)
+    }
+
+    /// Whether remote media loads now (reactive).
+    pub fn allowed(&self) -> bool {
+        self.always.get() || {
+            let key = self.doc.with(Self::key);
+            key.is_some() && self.allowed_doc.get() == key
+        }
+    }
+
+    /// "Load remote media": for this document.
+    pub fn allow_this(&self) {
+        self.allowed_doc.set(self.doc.with_untracked(Self::key));
+    }
+
+    /// "Always for this browser".
+    pub fn allow_always(&self) {
+        self.always.set(true);
     }
 }

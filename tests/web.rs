@@ -309,9 +309,9 @@ async fn markdown_is_plain_text_until_the_renderer_is_ready_then_rendered_and_sa
     let skills_body = all(&el, "[data-kind=skills] .skill-l2 .md-plain p");
     assert_eq!(skills_body.iter().map(|p| p.text_content().unwrap()).collect::<Vec<_>>(), vec!["# PDF\nUse it."]);
 
-    markdown::install(|src: &str, vars: &[String]| {
+    markdown::install(|src: &str, vars: &[String], remote| {
         let lookup = |n: &str| vars.chunks_exact(2).find(|p| p[0] == n).map(|p| p[1].as_str());
-        envelope::markdown::render_markdown_with_vars(src, &lookup)
+        envelope::markdown::render_markdown_with(src, &lookup, remote)
     });
     tick().await;
     let text = one(&el, "[data-kind=text]");

@@ -9,7 +9,8 @@ use envelope::template::{pieces, Piece};
 use leptos::prelude::*;
 
 use crate::doc::Doc;
-use crate::markdown;
+use crate::markdown::{self, Remote};
+use crate::state::RemoteConsent;
 
 /// The document the conversation shows, for components deep inside it.
 #[derive(Clone)]
@@ -41,7 +42,8 @@ pub fn Markdown(
             vars.push(value.to_string());
         }
     }
-    move || match markdown::render(&source, &vars) {
+    let consent = RemoteConsent::expect();
+    move || match markdown::render(&source, &vars, if consent.allowed() { Remote::Load } else { Remote::Hold }) {
         Some(html) => view! { <div class="md" inner_html=html></div> }.into_any(),
         None => {
             let blocks: Vec<AnyView> = source
