@@ -137,6 +137,10 @@ fn Header() -> impl IntoView {
                 })}
             </nav>
             <div class="header-actions">
+                <details class="privacy" data-testid="privacy">
+                    <summary>"Privacy"</summary>
+                    <p>"Your documents stay in this browser: nothing you open, paste or edit is sent anywhere. The app fetches only its own files; images and media from other hosts load only when you allow it."</p>
+                </details>
                 <OpenButton/>
                 <PasteButton/>
                 <button type="button" class="btn icon" title="Toggle light/dark theme" aria-label="Toggle theme" on:click=toggle_theme>
