@@ -71,6 +71,7 @@ fn Frame(children: Children) -> impl IntoView {
             <div class="notices">
                 <Notices/>
                 <UpdateAvailable/>
+                <SafeStart/>
                 <ImportProgress/>
                 <LoadErrors/>
                 <ImportedFrom/>
@@ -79,6 +80,28 @@ fn Frame(children: Children) -> impl IntoView {
             {children()}
             <div class="drop-hint" aria-hidden="true">"Drop a JSON file to open it: an envelope, or an OpenAI or Anthropic request"</div>
         </div>
+    }
+}
+
+/// The saved document did not finish opening last time: ask before trying again.
+#[component]
+fn SafeStart() -> impl IntoView {
+    let session = Session::expect();
+    move || {
+        session.unsafe_restore.get().map(|bytes| {
+            view! {
+                <div class="notice warn" role="alert" data-testid="safe-start">
+                    <span>{format!(
+                        "Your saved document ({}) did not finish opening last time: the tab was closed or stopped responding. It is still saved.",
+                        crate::components::count(bytes, "byte")
+                    )}</span>
+                    <span class="actions">
+                        <button type="button" class="btn" data-testid="safe-start-open" on:click=move |_| session.restore_now()>"Open it"</button>
+                        <button type="button" class="btn" on:click=move |_| session.unsafe_restore.set(None)>"Not now"</button>
+                    </span>
+                </div>
+            }
+        })
     }
 }
 
@@ -283,7 +306,9 @@ fn NotFound() -> impl IntoView {
 #[component]
 fn RemoteMediaBar(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     let consent = RemoteConsent::expect();
-    let found = Memo::new(move |_| doc.with(|d| d.as_ref().map(|d| envelope::remote::remote_media(&d.envelope)).unwrap_or_default()));
+    let found = Memo::new(move |_| {
+        doc.with(|d| d.as_ref().map(|d| envelope::remote::remote_media(&d.envelope)).unwrap_or_default())
+    });
     move || {
         let r = found.get();
         (!r.is_empty() && !consent.allowed()).then(|| {

@@ -16,6 +16,10 @@ use crate::worker;
 
 /// Storage key of the user's own document.
 pub const DOC_KEY: &str = "pep/v1/document";
+/// Set while the saved document is being opened at start, removed once it
+/// has been painted: found at the next start, it means that opening did not
+/// finish (the tab was closed or froze), and the user is asked first.
+pub const OPENING_KEY: &str = "pep/v1/opening";
 /// Documents longer than this (UTF-16 units) are not offered to localStorage.
 const STORAGE_UNITS: usize = 4_900_000;
 /// Storage key of UI preferences.
@@ -56,6 +60,9 @@ pub struct Session {
     pub user_doc: RwSignal<Option<Arc<Doc>>>,
     /// The last failed load; the current view stays.
     pub load_failure: RwSignal<Option<LoadFailure>>,
+    /// The saved document's last opening did not finish: it waits for the
+    /// user ("Open it" / "Not now"), with its size in bytes.
+    pub unsafe_restore: RwSignal<Option<usize>>,
     /// Warnings of the current document were dismissed.
     pub warnings_dismissed: RwSignal<bool>,
     pub notices: RwSignal<Vec<Notice>>,
@@ -74,6 +81,7 @@ impl Session {
             warnings_dismissed: RwSignal::new(false),
             notices: RwSignal::new(Vec::new()),
             importing: RwSignal::new(None),
+            unsafe_restore: RwSignal::new(None),
             opening: StoredValue::new(0),
         }
     }
@@ -186,9 +194,26 @@ impl Session {
 
     /// Restores the user document saved by an earlier visit.
     pub fn restore_user_document(&self) {
+        if browser::has(OPENING_KEY) && browser::has(DOC_KEY) {
+            let size = browser::load::<StoredDocument>(DOC_KEY).ok().flatten().map_or(0, |d| d.text.len());
+            self.unsafe_restore.set(Some(size));
+            return;
+        }
+        self.restore_now();
+    }
+
+    /// Opens the saved document, marking the attempt until it is painted.
+    pub fn restore_now(&self) {
+        self.unsafe_restore.set(None);
         match browser::load::<StoredDocument>(DOC_KEY) {
             Ok(None) => {}
             Ok(Some(stored)) => {
+                let _ = browser::save(OPENING_KEY, &stored.text.len());
+                leptos::task::spawn_local(async {
+                    browser::after_next_paint().await;
+                    browser::after_next_paint().await;
+                    browser::remove(OPENING_KEY);
+                });
                 let source = stored.name.map_or(Source::Pasted, Source::File);
                 match envelope::parse(&stored.text) {
                     Ok(loaded) => self.user_doc.set(Some(Doc::with_origin(source, loaded, stored.imported))),
@@ -253,7 +278,13 @@ pub struct PrefsData {
 
 impl Default for PrefsData {
     fn default() -> Self {
-        PrefsData { theme: None, split: 58.0, tab: Tab::Openai, export: Target::OpenaiChat.code().into(), remote_media: false }
+        PrefsData {
+            theme: None,
+            split: 58.0,
+            tab: Tab::Openai,
+            export: Target::OpenaiChat.code().into(),
+            remote_media: false,
+        }
     }
 }
 

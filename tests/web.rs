@@ -1129,3 +1129,31 @@ async fn the_view_stays_put_when_heights_change_above_it() {
     settle().await;
     assert!((top(&probe) - before).abs() < 1.5, "moved from {before} to {}", top(&probe));
 }
+
+/// Markdown too large or pathological to render stays plain, says why, and
+/// goes to the renderer on request (issue 12). (No renderer is installed
+/// here, so "on request" shows the ordinary plain text until one is ready.)
+#[wasm_bindgen_test]
+async fn pathological_markdown_stays_plain_until_asked() {
+    let deep = format!("{}deep", "> ".repeat(60));
+    let text = serde_json::json!({
+        "version": "1.0",
+        "messages": [{"id": "u", "role": "user", "timestamp": 0, "segments": [
+            {"kind": "text", "content": deep},
+            {"kind": "text", "content": "**bold**"}
+        ]}]
+    })
+    .to_string();
+    let doc = Doc::load(Source::Pasted, text.as_bytes()).unwrap();
+    let (el, _h) = mount_conversation(doc);
+    settle().await;
+    let texts = all(&el, "[data-kind=text]");
+    let note = one(&texts[0], "[data-testid=md-fallback]");
+    assert!(note.text_content().unwrap().contains("nested 60 levels deep"), "{}", note.text_content().unwrap());
+    assert!(all(&texts[1], "[data-testid=md-fallback]").is_empty(), "an ordinary text is not held");
+    click(&one(&note, "button"));
+    tick().await;
+    let texts = all(&el, "[data-kind=text]");
+    assert!(all(&texts[0], "[data-testid=md-fallback]").is_empty(), "asked: no longer held");
+    assert!(one(&texts[0], ".md").text_content().unwrap().contains("deep"));
+}

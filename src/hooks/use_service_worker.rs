@@ -74,7 +74,8 @@ pub fn use_service_worker() -> Update {
         let once = Closure::once_into_js(register);
         let opts = web_sys::AddEventListenerOptions::new();
         opts.set_once(true);
-        let _ = window.add_event_listener_with_callback_and_add_event_listener_options("load", once.unchecked_ref(), &opts);
+        let _ =
+            window.add_event_listener_with_callback_and_add_event_listener_options("load", once.unchecked_ref(), &opts);
     }
     update
 }

@@ -677,7 +677,9 @@ mod tests {
         let loaded = render_markdown_with(src, &none, Remote::Load);
         assert!(loaded.contains("<img src=\"https://tracker.example/p.png\""), "{loaded}");
         assert_eq!(loaded, render_markdown(src));
-        assert!(is_remote(" https://a") && is_remote("Http://a") && !is_remote("data:image/png,x") && !is_remote("/rel"));
+        assert!(
+            is_remote(" https://a") && is_remote("Http://a") && !is_remote("data:image/png,x") && !is_remote("/rel")
+        );
     }
 
     #[test]

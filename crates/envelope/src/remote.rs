@@ -108,7 +108,8 @@ fn markdown_images(text: &str, out: &mut RemoteMedia) {
 }
 
 fn starts_remote(s: &str) -> bool {
-    let head = |n: usize| s.get(..n).is_some_and(|h| h.eq_ignore_ascii_case(if n == 7 { "http://" } else { "https://" }));
+    let head =
+        |n: usize| s.get(..n).is_some_and(|h| h.eq_ignore_ascii_case(if n == 7 { "http://" } else { "https://" }));
     head(7) || head(8)
 }
 
@@ -125,12 +126,10 @@ mod tests {
 
     #[test]
     fn media_segments_and_markdown_images_are_counted_with_hosts() {
-        let e = env(
-            r#"{"kind":"media","mediaType":"image","url":"https://Picsum.Photos/seed/x/640/400"},
+        let e = env(r#"{"kind":"media","mediaType":"image","url":"https://Picsum.Photos/seed/x/640/400"},
                {"kind":"media","mediaType":"image","url":"data:image/png;base64,iVBORw0KGgo="},
                {"kind":"media","mediaType":"audio","url":"http://user:pw@files.example.com:8080/a.mp3"},
-               {"kind":"text","content":"see ![chart](https://picsum.photos/c.png) and [a link](https://link.example/) ![ref][r]\n\n[r]: https://cdn.example/r.png"}"#,
-        );
+               {"kind":"text","content":"see ![chart](https://picsum.photos/c.png) and [a link](https://link.example/) ![ref][r]\n\n[r]: https://cdn.example/r.png"}"#);
         let r = remote_media(&e);
         assert_eq!(r.count, 4, "{r:?}");
         assert_eq!(r.hosts, ["picsum.photos", "files.example.com:8080", "cdn.example"]);
