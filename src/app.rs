@@ -88,7 +88,8 @@ fn Frame(children: Children) -> impl IntoView {
 fn SafeStart() -> impl IntoView {
     let session = Session::expect();
     move || {
-        session.unsafe_restore.get().map(|bytes| {
+        let bytes = session.unsafe_restore.get();
+        (bytes > 0).then(|| {
             view! {
                 <div class="notice warn" role="alert" data-testid="safe-start">
                     <span>{format!(
@@ -97,7 +98,7 @@ fn SafeStart() -> impl IntoView {
                     )}</span>
                     <span class="actions">
                         <button type="button" class="btn" data-testid="safe-start-open" on:click=move |_| session.restore_now()>"Open it"</button>
-                        <button type="button" class="btn" on:click=move |_| session.unsafe_restore.set(None)>"Not now"</button>
+                        <button type="button" class="btn" on:click=move |_| session.unsafe_restore.set(0)>"Not now"</button>
                     </span>
                 </div>
             }

@@ -62,7 +62,8 @@ pub struct Session {
     pub load_failure: RwSignal<Option<LoadFailure>>,
     /// The saved document's last opening did not finish: it waits for the
     /// user ("Open it" / "Not now"), with its size in bytes.
-    pub unsafe_restore: RwSignal<Option<usize>>,
+    /// 0 when there is nothing to ask.
+    pub unsafe_restore: RwSignal<usize>,
     /// Warnings of the current document were dismissed.
     pub warnings_dismissed: RwSignal<bool>,
     pub notices: RwSignal<Vec<Notice>>,
@@ -81,7 +82,7 @@ impl Session {
             warnings_dismissed: RwSignal::new(false),
             notices: RwSignal::new(Vec::new()),
             importing: RwSignal::new(None),
-            unsafe_restore: RwSignal::new(None),
+            unsafe_restore: RwSignal::new(0),
             opening: StoredValue::new(0),
         }
     }
@@ -196,7 +197,7 @@ impl Session {
     pub fn restore_user_document(&self) {
         if browser::has(OPENING_KEY) && browser::has(DOC_KEY) {
             let size = browser::load::<StoredDocument>(DOC_KEY).ok().flatten().map_or(0, |d| d.text.len());
-            self.unsafe_restore.set(Some(size));
+            self.unsafe_restore.set(size.max(1));
             return;
         }
         self.restore_now();
@@ -204,7 +205,7 @@ impl Session {
 
     /// Opens the saved document, marking the attempt until it is painted.
     pub fn restore_now(&self) {
-        self.unsafe_restore.set(None);
+        self.unsafe_restore.set(0);
         match browser::load::<StoredDocument>(DOC_KEY) {
             Ok(None) => {}
             Ok(Some(stored)) => {
@@ -542,36 +543,36 @@ mod tests {
 /// requested before.
 #[derive(Clone, Copy)]
 pub struct RemoteConsent {
-    /// The document (its `Arc`'s address) the user allowed; another document asks again.
-    allowed_doc: RwSignal<Option<usize>>,
+    /// The document (its `Arc`'s address; 0: none) the user allowed; another document asks again.
+    allowed_doc: RwSignal<usize>,
     doc: Signal<Option<Arc<Doc>>>,
     always: RwSignal<bool>,
 }
 
 impl RemoteConsent {
     pub fn new(doc: Signal<Option<Arc<Doc>>>, prefs: Prefs) -> Self {
-        RemoteConsent { allowed_doc: RwSignal::new(None), doc, always: prefs.remote_media }
+        RemoteConsent { allowed_doc: RwSignal::new(0), doc, always: prefs.remote_media }
     }
 
     /// The viewer's consent; outside a viewer (a component on its own), none:
     /// remote media is held.
     pub fn expect() -> Self {
         use_context::<RemoteConsent>().unwrap_or_else(|| RemoteConsent {
-            allowed_doc: RwSignal::new(None),
+            allowed_doc: RwSignal::new(0),
             doc: Signal::stored(None),
             always: RwSignal::new(false),
         })
     }
 
-    fn key(doc: &Option<Arc<Doc>>) -> Option<usize> {
-        doc.as_ref().map(|d| Arc::as_ptr(d) as usize)
+    fn key(doc: &Option<Arc<Doc>>) -> usize {
+        doc.as_ref().map_or(0, |d| Arc::as_ptr(d) as usize)
     }
 
     /// Whether remote media loads now (reactive).
     pub fn allowed(&self) -> bool {
         self.always.get() || {
             let key = self.doc.with(Self::key);
-            key.is_some() && self.allowed_doc.get() == key
+            key != 0 && self.allowed_doc.get() == key
         }
     }
 

@@ -7,23 +7,27 @@
 //! Used once, by the app's root: its listeners live as long as the page.
 
 use leptos::prelude::*;
-use send_wrapper::SendWrapper;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-/// A new version of the app, if one is waiting.
+thread_local! {
+    /// The new version's worker (installed, waiting); `None` with
+    /// `available` set when a file of another version was refused and a
+    /// plain reload is what updates.
+    static WAITING: std::cell::RefCell<Option<web_sys::ServiceWorker>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Whether a new version of the app is waiting.
 #[derive(Clone, Copy)]
 pub struct Update {
-    /// The new version's worker (installed, waiting), or `None` when a file
-    /// of another version was refused and a plain reload is what updates.
-    waiting: RwSignal<Option<Option<SendWrapper<web_sys::ServiceWorker>>>>,
+    available: RwSignal<bool>,
 }
 
 impl Update {
     /// Whether to show "A new version is available".
     pub fn available(&self) -> bool {
-        self.waiting.with(Option::is_some)
+        self.available.get()
     }
 
     /// Switches to the new version: the waiting worker takes over, then the
@@ -34,19 +38,19 @@ impl Update {
                 let _ = w.location().reload();
             }
         };
-        match self.waiting.get_untracked() {
-            Some(Some(worker)) => {
+        match WAITING.with(|w| w.borrow().clone()) {
+            Some(worker) => {
                 if worker.post_message(&JsValue::from_str("skip-waiting")).is_err() {
                     reload();
                 }
             }
-            _ => reload(),
+            None => reload(),
         }
     }
 }
 
 pub fn use_service_worker() -> Update {
-    let update = Update { waiting: RwSignal::new(None) };
+    let update = Update { available: RwSignal::new(false) };
     let Some(window) = web_sys::window() else { return update };
     let Some(document) = window.document() else { return update };
     let Some(script) = document
@@ -86,15 +90,15 @@ fn register(container: web_sys::ServiceWorkerContainer, url: String, update: Upd
     let promise = container.register_with_options(&url, &options);
     // A file of another version was refused (public/sw.js): a reload updates.
     let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
-        if ev.data().as_string().as_deref() == Some("version-mismatch") && !update.available() {
-            update.waiting.set(Some(None));
+        if ev.data().as_string().as_deref() == Some("version-mismatch") {
+            update.available.set(true);
         }
     });
     container.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
     // The new version took over (after "Reload"): show it.
     let on_change = Closure::<dyn Fn()>::new(move || {
-        if update.available() {
+        if update.available.get_untracked() {
             if let Some(w) = web_sys::window() {
                 let _ = w.location().reload();
             }
@@ -108,7 +112,8 @@ fn register(container: web_sys::ServiceWorkerContainer, url: String, update: Upd
         // Only an update is news: the first install has no controller yet.
         let offer = move |worker: web_sys::ServiceWorker| {
             if container.controller().is_some() {
-                update.waiting.set(Some(Some(SendWrapper::new(worker))));
+                WAITING.with(|w| *w.borrow_mut() = Some(worker));
+                update.available.set(true);
             }
         };
         if let Some(waiting) = reg.waiting() {

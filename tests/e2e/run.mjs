@@ -552,11 +552,10 @@ test('pasted OpenAI Chat, Responses and Anthropic requests render the segments `
       assert.equal(await page.getByTestId('imported-from').getAttribute('data-format'), dir, `${rel} ${when}`);
       assert.ok((await page.getByTestId('imported-from').textContent()).includes(`Imported from ${LABELS[dir]}`), `${rel} ${when}: label`);
       await page.locator('[data-message-id]').first().waitFor();
-      await renderAll(page);
-      await page.waitForFunction((n) => document.querySelectorAll('[data-message-id]').length === n, envelope.messages.length)
-        .catch(() => {});
-      assert.equal(await page.locator('[data-message-id]').count(), envelope.messages.length, `${rel} ${when}: messages`);
-      assert.deepEqual(await kindCounts(page), counts, `${rel} ${when}: [data-kind] counts`);
+      const seen = await scan(page);
+      assert.equal(seen.ids.length, envelope.messages.length, `${rel} ${when}: messages`);
+      assert.deepEqual(seen.counts, counts, `${rel} ${when}: [data-kind] counts`);
+      await page.evaluate(() => { window.__scroller.scrollTop = 0; });
       // Requests carry no times: none is shown (not 1970).
       assert.deepEqual([...new Set(await page.locator('[data-message-id] time').allTextContents())], [''], `${rel}: no times`);
       // The notices, one click away, are pep's notes.
@@ -769,6 +768,12 @@ test('reveal: a far segment is rendered, opened, scrolled to and highlighted; th
 test('a toggle survives its segment scrolling out of the window and back', async (browser) => {
   const { context, page } = await newPage(browser);
   await openFile(page, midDoc());
+  // The first tool result: a little way down (held remote media come first).
+  await page.mouse.move(300, 600);
+  for (let i = 0; i < 30 && !(await page.locator('.conversation [data-kind=tool_call_result]').count()); i++) {
+    await page.mouse.wheel(0, 600);
+    await page.waitForTimeout(100);
+  }
   const first = page.locator('.conversation [data-kind=tool_call_result]').first();
   const seg = await first.evaluate((el) => ({ id: el.closest('[data-message-id]').dataset.messageId, j: el.closest('.seg-slot').dataset.seg }));
   const sel = `[data-message-id="${seg.id}"] .seg-slot[data-seg="${seg.j}"] [aria-expanded]`;

@@ -25,7 +25,7 @@ impl RemoteMedia {
     fn add(&mut self, url: &str) {
         self.count += 1;
         let host = host(url);
-        if !self.hosts.iter().any(|h| *h == host) {
+        if !self.hosts.contains(&host) {
             self.hosts.push(host);
         }
     }
@@ -87,9 +87,9 @@ fn markdown_images(text: &str, out: &mut RemoteMedia) {
             }
         } else if let Some(r) = after.strip_prefix('[') {
             let label = r.find(']').map_or("", |e| &r[..e]);
-            labels.push(if label.is_empty() { alt } else { label }.to_lowercase());
+            labels.push(if label.is_empty() { alt } else { label }.to_ascii_lowercase());
         } else {
-            labels.push(alt.to_lowercase());
+            labels.push(alt.to_ascii_lowercase());
         }
     }
     if labels.is_empty() {
@@ -101,7 +101,7 @@ fn markdown_images(text: &str, out: &mut RemoteMedia) {
         let Some(r) = line.strip_prefix('[') else { continue };
         let Some(e) = r.find("]:") else { continue };
         let dest = r[e + 2..].trim_start_matches([' ', '<']);
-        if labels.iter().any(|l| *l == r[..e].to_lowercase()) && starts_remote(dest) {
+        if labels.iter().any(|l| l.eq_ignore_ascii_case(&r[..e])) && starts_remote(dest) {
             out.add(dest.split([' ', '>']).next().unwrap_or(dest));
         }
     }
