@@ -33,6 +33,8 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 
 step "release build"
 trunk build --release
+# The same site under a sub-path, as on GitHub Pages (the shipping e2e test).
+trunk build --release --public-url /sub/ --dist target/dist-sub
 
 step "first-load size gate (gzip -9 of what index.html loads; bench/SIZE.md)"
 node bench/size-gate.mjs dist

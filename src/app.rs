@@ -16,7 +16,7 @@ use crate::doc::{Doc, Source};
 use crate::markdown;
 use crate::nav::Navigator;
 use crate::router::{href, Route, Router};
-use crate::state::{Expansion, Prefs, Session};
+use crate::state::{Expansion, Prefs, RemoteConsent, Session};
 
 /// The demos, by letter, with a one-line story each.
 pub const DEMOS: [(char, &str); 6] = [
@@ -37,6 +37,7 @@ pub fn App() -> impl IntoView {
     provide_context(prefs);
     session.restore_user_document();
     let router = Router::provide();
+    provide_context(crate::hooks::use_service_worker());
     // Said once: the texts stay plain (crate::markdown).
     Effect::new(move |_| {
         if let markdown::Status::Failed(why) = markdown::status() {
@@ -69,6 +70,8 @@ fn Frame(children: Children) -> impl IntoView {
             <Header/>
             <div class="notices">
                 <Notices/>
+                <UpdateAvailable/>
+                <SafeStart/>
                 <ImportProgress/>
                 <LoadErrors/>
                 <ImportedFrom/>
@@ -77,6 +80,45 @@ fn Frame(children: Children) -> impl IntoView {
             {children()}
             <div class="drop-hint" aria-hidden="true">"Drop a JSON file to open it: an envelope, or an OpenAI or Anthropic request"</div>
         </div>
+    }
+}
+
+/// The saved document did not finish opening last time: ask before trying again.
+#[component]
+fn SafeStart() -> impl IntoView {
+    let session = Session::expect();
+    move || {
+        let bytes = session.unsafe_restore.get();
+        (bytes > 0).then(|| {
+            view! {
+                <div class="notice warn" role="alert" data-testid="safe-start">
+                    <span>{format!(
+                        "Your saved document ({}) did not finish opening last time: the tab was closed or stopped responding. It is still saved.",
+                        crate::components::count(bytes, "byte")
+                    )}</span>
+                    <span class="actions">
+                        <button type="button" class="btn" data-testid="safe-start-open" on:click=move |_| session.restore_now()>"Open it"</button>
+                        <button type="button" class="btn" on:click=move |_| session.unsafe_restore.set(0)>"Not now"</button>
+                    </span>
+                </div>
+            }
+        })
+    }
+}
+
+/// "A new version is available — Reload" (a new deployment is waiting; public/sw.js).
+#[component]
+fn UpdateAvailable() -> impl IntoView {
+    let update = expect_context::<crate::hooks::Update>();
+    move || {
+        update.available().then(|| {
+            view! {
+                <div class="notice update" role="status" data-testid="update-available">
+                    <span>"A new version of the app is available."</span>
+                    <button type="button" class="btn" on:click=move |_| update.apply()>"Reload"</button>
+                </div>
+            }
+        })
     }
 }
 
@@ -119,6 +161,10 @@ fn Header() -> impl IntoView {
                 })}
             </nav>
             <div class="header-actions">
+                <details class="privacy" data-testid="privacy">
+                    <summary>"Privacy"</summary>
+                    <p>"Your documents stay in this browser: nothing you open, paste or edit is sent anywhere. The app fetches only its own files; images and media from other hosts load only when you allow it."</p>
+                </details>
                 <OpenButton/>
                 <PasteButton/>
                 <button type="button" class="btn icon" title="Toggle light/dark theme" aria-label="Toggle theme" on:click=toggle_theme>
@@ -198,6 +244,8 @@ fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     provide_context(Expansion::new());
     provide_context(Navigator::new());
     provide_context(Budget::new(doc));
+    let consent = RemoteConsent::new(doc, prefs);
+    provide_context(consent);
     let split = prefs.split;
     // The Markdown module loads after the first paint of a document.
     Effect::new(move |_| {
@@ -224,6 +272,7 @@ fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
             on:pointerup=move |_| dragging.set(false)
             on:pointerleave=move |_| dragging.set(false)>
             <div class="pane left">
+                <RemoteMediaBar doc/>
                 {move || match doc.get() {
                     Some(d) => view! { <Conversation doc=d/> }.into_any(),
                     None => view! { <p class="muted pad">"Loading…"</p> }.into_any(),
@@ -249,5 +298,34 @@ fn NotFound() -> impl IntoView {
             <p>"There is nothing at this address."</p>
             <p><a href=href("/")>"Go to the first demo"</a></p>
         </div>
+    }
+}
+
+/// Asks before anything of the document is fetched from another host: how
+/// many remote media files, from which hosts; "Load remote media" (this
+/// document) or "Always for this browser" (a preference).
+#[component]
+fn RemoteMediaBar(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
+    let consent = RemoteConsent::expect();
+    let found = Memo::new(move |_| {
+        doc.with(|d| d.as_ref().map(|d| envelope::remote::remote_media(&d.envelope)).unwrap_or_default())
+    });
+    move || {
+        let r = found.get();
+        (!r.is_empty() && !consent.allowed()).then(|| {
+            let shown: Vec<&str> = r.hosts.iter().take(3).map(String::as_str).collect();
+            let more = r.hosts.len().saturating_sub(shown.len());
+            let hosts = if more > 0 { format!("{} and {more} more", shown.join(", ")) } else { shown.join(", ") };
+            let files = if r.count == 1 { "1 remote media file".to_string() } else { format!("{} remote media files", r.count) };
+            view! {
+                <div class="notice remote-media" role="region" aria-label="Remote media" data-testid="remote-media">
+                    <span>{format!("This document links {files} ({hosts}). Nothing is fetched from other hosts until you allow it.")}</span>
+                    <span class="actions">
+                        <button type="button" class="btn" data-testid="remote-allow" on:click=move |_| consent.allow_this()>"Load remote media"</button>
+                        <button type="button" class="btn" data-testid="remote-always" on:click=move |_| consent.allow_always()>"Always for this browser"</button>
+                    </span>
+                </div>
+            }
+        })
     }
 }

@@ -154,6 +154,13 @@ pub fn has(key: &str) -> bool {
     local_storage().ok().and_then(|s| s.get_item(key).ok().flatten()).is_some()
 }
 
+/// Removes `key` from storage (nothing when storage is unavailable).
+pub fn remove(key: &str) {
+    if let Ok(s) = local_storage() {
+        let _ = s.remove_item(key);
+    }
+}
+
 fn local_storage() -> Result<web_sys::Storage, String> {
     match window()?.local_storage() {
         Ok(Some(s)) => Ok(s),

@@ -20,6 +20,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+pub use envelope::markdown::Remote;
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
@@ -42,11 +43,11 @@ pub enum Status {
     Failed(String),
 }
 
-type NativeRenderer = Rc<dyn Fn(&str, &[String]) -> String>;
+type NativeRenderer = Rc<dyn Fn(&str, &[String], Remote) -> String>;
 
 #[derive(Clone)]
 enum Renderer {
-    /// The module's `render(markdown, vars)`.
+    /// The module's `render(markdown, vars, remoteImages)`.
     Module(js_sys::Function),
     /// A renderer linked into this module (tests).
     Native(NativeRenderer),
@@ -102,27 +103,28 @@ async fn load() -> Result<js_sys::Function, String> {
 
 /// Uses `f` as the renderer from now on (tests: the core's renderer linked
 /// in, instead of the module). It must be `envelope::markdown`'s.
-pub fn install(f: impl Fn(&str, &[String]) -> String + 'static) {
+pub fn install(f: impl Fn(&str, &[String], Remote) -> String + 'static) {
     RENDERER.with(|r| *r.borrow_mut() = Some(Renderer::Native(Rc::new(f))));
     status_signal().set(Status::Ready);
 }
 
 /// Safe HTML for `src` with the variables `vars` (flat: name, value, …)
-/// substituted and marked, once the renderer is ready; `None` before, or
-/// when it has failed. Tracks [`status`].
-pub fn render(src: &str, vars: &[String]) -> Option<String> {
+/// substituted and marked, and remote images loaded or held (`remote`, the
+/// user's consent), once the renderer is ready; `None` before, or when it
+/// has failed. Tracks [`status`].
+pub fn render(src: &str, vars: &[String], remote: Remote) -> Option<String> {
     if status() != Status::Ready {
         return None;
     }
     let renderer = RENDERER.with(|r| r.borrow().clone())?;
     let html = match renderer {
-        Renderer::Native(f) => Ok(f(src, vars)),
+        Renderer::Native(f) => Ok(f(src, vars, remote)),
         Renderer::Module(f) => {
             let list = js_sys::Array::new();
             for v in vars {
                 list.push(&JsValue::from_str(v));
             }
-            f.call2(&JsValue::UNDEFINED, &JsValue::from_str(src), &list)
+            f.call3(&JsValue::UNDEFINED, &JsValue::from_str(src), &list, &JsValue::from_bool(remote == Remote::Load))
                 .map_err(browser::js_err)
                 .and_then(|h| h.as_string().ok_or_else(|| "it did not return text".to_string()))
         }

@@ -16,6 +16,10 @@ use crate::worker;
 
 /// Storage key of the user's own document.
 pub const DOC_KEY: &str = "pep/v1/document";
+/// Set while the saved document is being opened at start, removed once it
+/// has been painted: found at the next start, it means that opening did not
+/// finish (the tab was closed or froze), and the user is asked first.
+pub const OPENING_KEY: &str = "pep/v1/opening";
 /// Documents longer than this (UTF-16 units) are not offered to localStorage.
 const STORAGE_UNITS: usize = 4_900_000;
 /// Storage key of UI preferences.
@@ -56,6 +60,10 @@ pub struct Session {
     pub user_doc: RwSignal<Option<Arc<Doc>>>,
     /// The last failed load; the current view stays.
     pub load_failure: RwSignal<Option<LoadFailure>>,
+    /// The saved document's last opening did not finish: it waits for the
+    /// user ("Open it" / "Not now"), with its size in bytes.
+    /// 0 when there is nothing to ask.
+    pub unsafe_restore: RwSignal<usize>,
     /// Warnings of the current document were dismissed.
     pub warnings_dismissed: RwSignal<bool>,
     pub notices: RwSignal<Vec<Notice>>,
@@ -74,6 +82,7 @@ impl Session {
             warnings_dismissed: RwSignal::new(false),
             notices: RwSignal::new(Vec::new()),
             importing: RwSignal::new(None),
+            unsafe_restore: RwSignal::new(0),
             opening: StoredValue::new(0),
         }
     }
@@ -186,9 +195,26 @@ impl Session {
 
     /// Restores the user document saved by an earlier visit.
     pub fn restore_user_document(&self) {
+        if browser::has(OPENING_KEY) && browser::has(DOC_KEY) {
+            let size = browser::load::<StoredDocument>(DOC_KEY).ok().flatten().map_or(0, |d| d.text.len());
+            self.unsafe_restore.set(size.max(1));
+            return;
+        }
+        self.restore_now();
+    }
+
+    /// Opens the saved document, marking the attempt until it is painted.
+    pub fn restore_now(&self) {
+        self.unsafe_restore.set(0);
         match browser::load::<StoredDocument>(DOC_KEY) {
             Ok(None) => {}
             Ok(Some(stored)) => {
+                let _ = browser::save(OPENING_KEY, &stored.text.len());
+                leptos::task::spawn_local(async {
+                    browser::after_next_paint().await;
+                    browser::after_next_paint().await;
+                    browser::remove(OPENING_KEY);
+                });
                 let source = stored.name.map_or(Source::Pasted, Source::File);
                 match envelope::parse(&stored.text) {
                     Ok(loaded) => self.user_doc.set(Some(Doc::with_origin(source, loaded, stored.imported))),
@@ -246,11 +272,20 @@ pub struct PrefsData {
     /// The export tab's format (`Target::code`); an unknown one reads as
     /// OpenAI Chat.
     pub export: String,
+    /// Remote media loads in every document without asking ("Always for
+    /// this browser").
+    pub remote_media: bool,
 }
 
 impl Default for PrefsData {
     fn default() -> Self {
-        PrefsData { theme: None, split: 58.0, tab: Tab::Openai, export: Target::OpenaiChat.code().into() }
+        PrefsData {
+            theme: None,
+            split: 58.0,
+            tab: Tab::Openai,
+            export: Target::OpenaiChat.code().into(),
+            remote_media: false,
+        }
     }
 }
 
@@ -262,6 +297,8 @@ pub struct Prefs {
     pub tab: RwSignal<Tab>,
     /// The format the export tab shows, copies and downloads.
     pub export: RwSignal<Target>,
+    /// Remote media without asking, in every document.
+    pub remote_media: RwSignal<bool>,
 }
 
 impl Prefs {
@@ -280,6 +317,7 @@ impl Prefs {
             split: RwSignal::new(data.split.clamp(20.0, 80.0)),
             tab: RwSignal::new(data.tab),
             export: RwSignal::new(Target::from_code(&data.export).unwrap_or(Target::OpenaiChat)),
+            remote_media: RwSignal::new(data.remote_media),
         };
         // Saved on every change; a failure is reported once, not once per
         // change (dragging the divider changes `split` on every pointer move).
@@ -292,6 +330,7 @@ impl Prefs {
                 split: prefs.split.get(),
                 tab: prefs.tab.get(),
                 export: prefs.export.get().code().into(),
+                remote_media: prefs.remote_media.get(),
             };
             match browser::save(PREFS_KEY, &data) {
                 Ok(()) => failing.set_value(false),
@@ -495,5 +534,55 @@ mod tests {
         s.order_message(9, true);
         assert!(s.is_open(ToggleKey::segment(9, 9), false));
         assert!(!s.is_open(k, true));
+    }
+}
+
+/// Whether remote media (http(s) images, audio, video) may load in the
+/// document on screen: after "Load remote media" for this document, or
+/// always when the preference says so (issue 12). Nothing remote is
+/// requested before.
+#[derive(Clone, Copy)]
+pub struct RemoteConsent {
+    /// The document (its `Arc`'s address; 0: none) the user allowed; another document asks again.
+    allowed_doc: RwSignal<usize>,
+    doc: Signal<Option<Arc<Doc>>>,
+    always: RwSignal<bool>,
+}
+
+impl RemoteConsent {
+    pub fn new(doc: Signal<Option<Arc<Doc>>>, prefs: Prefs) -> Self {
+        RemoteConsent { allowed_doc: RwSignal::new(0), doc, always: prefs.remote_media }
+    }
+
+    /// The viewer's consent; outside a viewer (a component on its own), none:
+    /// remote media is held.
+    pub fn expect() -> Self {
+        use_context::<RemoteConsent>().unwrap_or_else(|| RemoteConsent {
+            allowed_doc: RwSignal::new(0),
+            doc: Signal::stored(None),
+            always: RwSignal::new(false),
+        })
+    }
+
+    fn key(doc: &Option<Arc<Doc>>) -> usize {
+        doc.as_ref().map_or(0, |d| Arc::as_ptr(d) as usize)
+    }
+
+    /// Whether remote media loads now (reactive).
+    pub fn allowed(&self) -> bool {
+        self.always.get() || {
+            let key = self.doc.with(Self::key);
+            key != 0 && self.allowed_doc.get() == key
+        }
+    }
+
+    /// "Load remote media": for this document.
+    pub fn allow_this(&self) {
+        self.allowed_doc.set(self.doc.with_untracked(Self::key));
+    }
+
+    /// "Always for this browser".
+    pub fn allow_always(&self) {
+        self.always.set(true);
     }
 }

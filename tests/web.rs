@@ -309,9 +309,9 @@ async fn markdown_is_plain_text_until_the_renderer_is_ready_then_rendered_and_sa
     let skills_body = all(&el, "[data-kind=skills] .skill-l2 .md-plain p");
     assert_eq!(skills_body.iter().map(|p| p.text_content().unwrap()).collect::<Vec<_>>(), vec!["# PDF\nUse it."]);
 
-    markdown::install(|src: &str, vars: &[String]| {
+    markdown::install(|src: &str, vars: &[String], remote| {
         let lookup = |n: &str| vars.chunks_exact(2).find(|p| p[0] == n).map(|p| p[1].as_str());
-        envelope::markdown::render_markdown_with_vars(src, &lookup)
+        envelope::markdown::render_markdown_with(src, &lookup, remote)
     });
     tick().await;
     let text = one(&el, "[data-kind=text]");
@@ -1128,4 +1128,32 @@ async fn the_view_stays_put_when_heights_change_above_it() {
     click(&all(&el, ".conv-tools button")[1]);
     settle().await;
     assert!((top(&probe) - before).abs() < 1.5, "moved from {before} to {}", top(&probe));
+}
+
+/// Markdown too large or pathological to render stays plain, says why, and
+/// goes to the renderer on request (issue 12). (No renderer is installed
+/// here, so "on request" shows the ordinary plain text until one is ready.)
+#[wasm_bindgen_test]
+async fn pathological_markdown_stays_plain_until_asked() {
+    let deep = format!("{}deep", "> ".repeat(60));
+    let text = serde_json::json!({
+        "version": "1.0",
+        "messages": [{"id": "u", "role": "user", "timestamp": 0, "segments": [
+            {"kind": "text", "content": deep},
+            {"kind": "text", "content": "**bold**"}
+        ]}]
+    })
+    .to_string();
+    let doc = Doc::load(Source::Pasted, text.as_bytes()).unwrap();
+    let (el, _h) = mount_conversation(doc);
+    settle().await;
+    let texts = all(&el, "[data-kind=text]");
+    let note = one(&texts[0], "[data-testid=md-fallback]");
+    assert!(note.text_content().unwrap().contains("nested 60 levels deep"), "{}", note.text_content().unwrap());
+    assert!(all(&texts[1], "[data-testid=md-fallback]").is_empty(), "an ordinary text is not held");
+    click(&one(&note, "button"));
+    tick().await;
+    let texts = all(&el, "[data-kind=text]");
+    assert!(all(&texts[0], "[data-testid=md-fallback]").is_empty(), "asked: no longer held");
+    assert!(one(&texts[0], ".md").text_content().unwrap().contains("deep"));
 }

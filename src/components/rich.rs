@@ -9,7 +9,8 @@ use envelope::template::{pieces, Piece};
 use leptos::prelude::*;
 
 use crate::doc::Doc;
-use crate::markdown;
+use crate::markdown::{self, Remote};
+use crate::state::RemoteConsent;
 
 /// The document the conversation shows, for components deep inside it.
 #[derive(Clone)]
@@ -41,16 +42,39 @@ pub fn Markdown(
             vars.push(value.to_string());
         }
     }
-    move || match markdown::render(&source, &vars) {
-        Some(html) => view! { <div class="md" inner_html=html></div> }.into_any(),
-        None => {
-            let blocks: Vec<AnyView> = source
-                .split("\n\n")
-                .map(|b| b.trim_matches(['\r', '\n']))
-                .filter(|b| !b.trim().is_empty())
-                .map(|b| view! { <p class="plain">{var_pieces(b, &doc)}</p> }.into_any())
-                .collect();
-            view! { <div class="md md-plain">{blocks}</div> }.into_any()
+    let consent = RemoteConsent::expect();
+    // Pathological or very large Markdown stays plain until asked (issue 12).
+    let fallback = envelope::display::markdown_fallback(&source);
+    let forced = RwSignal::new(false);
+    move || {
+        let held = fallback.filter(|_| !forced.get());
+        let rendered = match held {
+            Some(_) => None,
+            None => markdown::render(&source, &vars, if consent.allowed() { Remote::Load } else { Remote::Hold }),
+        };
+        match rendered {
+            Some(html) => view! { <div class="md" inner_html=html></div> }.into_any(),
+            None => {
+                let blocks: Vec<AnyView> = source
+                    .split("\n\n")
+                    .map(|b| b.trim_matches(['\r', '\n']))
+                    .filter(|b| !b.trim().is_empty())
+                    .map(|b| view! { <p class="plain">{var_pieces(b, &doc)}</p> }.into_any())
+                    .collect();
+                match held {
+                    Some(why) => view! {
+                        <div class="md md-fallback">
+                            <p class="fallback-note" data-testid="md-fallback">
+                                {format!("{why}.")}" "
+                                <button type="button" class="btn small" on:click=move |_| forced.set(true)>"Render as Markdown"</button>
+                            </p>
+                            {blocks}
+                        </div>
+                    }
+                    .into_any(),
+                    None => view! { <div class="md md-plain">{blocks}</div> }.into_any(),
+                }
+            }
         }
     }
 }

@@ -23,8 +23,9 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
-/// Where Trunk puts the worker's loader (`data-loader-shim`).
-pub const WORKER_URL: &str = "/token-worker_loader.js";
+/// Where Trunk puts the worker's loader (`data-loader-shim`), under the
+/// site's public URL (`crate::router::href`).
+pub const WORKER_PATH: &str = "/token-worker_loader.js";
 
 struct Client {
     worker: Worker,
@@ -72,7 +73,7 @@ fn fail_all(client: &Rc<RefCell<Client>>, message: &str) {
 fn spawn() -> Result<Rc<RefCell<Client>>, String> {
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Module);
-    let worker = Worker::new_with_options(WORKER_URL, &options)
+    let worker = Worker::new_with_options(&crate::router::href(WORKER_PATH), &options)
         .map_err(|e| format!("the engine worker could not start: {e:?}"))?;
     let client = Rc::new(RefCell::new(Client {
         worker: worker.clone(),

@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from './serve.mjs';
 import { hostileEnvelope } from './hostile.mjs';
+import { shipTests } from './ship.mjs';
 import { bigEnvelope, oneMessageEnvelope } from '../../bench/gen.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -44,7 +45,9 @@ export function launch() {
 
 /** A fresh context and page that fail the test on any page error. */
 async function newPage(browser, opts = {}) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true, ...opts });
+  // The service worker only where a test asks for it (`serviceWorkers: 'allow'`):
+  // it would answer requests that tests route themselves (page.route).
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true, serviceWorkers: 'block', ...opts });
   const page = await context.newPage();
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));
@@ -201,47 +204,6 @@ test('links navigate in the page (no reload); back and forward follow; modifier 
   await page.locator('#file-link').click();
   await page.waitForURL(`${BASE}/demos/b.json`);
   assert.ok((await page.textContent('body')).includes('"b-sys"'), 'the JSON file itself');
-  assert.deepEqual(page.errors, []);
-  await context.close();
-});
-
-test('under a base path (trunk --public-url /sub/) routes, links and demos stay under it', async (browser) => {
-  const { context, page } = await newPage(browser);
-  // What `trunk build --public-url /sub/` changes in index.html: <base href> and
-  // every asset address. Everything under /sub/ is served from dist/.
-  const html = readFileSync(join(root, 'dist', 'index.html'), 'utf8')
-    .replace(/(href|src)="\/(?!\/)/g, '$1="/sub/')
-    .replace(/(from |module_or_path: )'\//g, "$1'/sub/");
-  assert.ok(html.includes('<base href="/sub/"'), 'index.html has a <base> Trunk fills in');
-  const requested = [];
-  await page.route(`${BASE}/**`, async (route) => {
-    const url = new URL(route.request().url());
-    requested.push(url.pathname);
-    if (!url.pathname.startsWith('/sub/')) return route.fulfill({ status: 404, body: 'outside the base' });
-    const rest = url.pathname.slice(4);
-    const response = await route.fetch({ url: `${BASE}${rest}` });
-    const isFile = /\.[a-z0-9]+$/.test(rest);
-    if (isFile) return route.fulfill({ response });
-    return route.fulfill({ response, body: html, headers: { ...response.headers(), 'content-type': 'text/html; charset=utf-8', 'content-encoding': 'identity' } });
-  });
-  await page.goto(`${BASE}/sub/demo/b`);
-  await page.locator('[data-message-id="b-sys"]').waitFor();
-  assert.equal(await page.locator('a.demo-link', { hasText: 'C' }).getAttribute('href'), '/sub/demo/c');
-  await page.locator('a.demo-link', { hasText: 'C' }).click();
-  await page.waitForURL(`${BASE}/sub/demo/c`);
-  await page.locator('[data-message-id="c-sys"]').waitFor();
-  await page.goBack();
-  await page.waitForURL(`${BASE}/sub/demo/b`);
-  await page.locator('[data-message-id="b-sys"]').waitFor();
-  await page.goto(`${BASE}/sub/`);
-  await page.locator('[data-message-id="a-sys"]').waitFor();
-  await page.goto(`${BASE}/sub/nothing/here`);
-  await page.locator('[data-testid=not-found]').waitFor();
-  await page.locator('[data-testid=not-found] a').click();
-  await page.waitForURL(`${BASE}/sub/`);
-  await page.locator('[data-message-id="a-sys"]').waitFor();
-  const outside = requested.filter((p) => !p.startsWith('/sub/'));
-  assert.deepEqual(outside, [], 'nothing requested outside the base');
   assert.deepEqual(page.errors, []);
   await context.close();
 });
@@ -590,11 +552,10 @@ test('pasted OpenAI Chat, Responses and Anthropic requests render the segments `
       assert.equal(await page.getByTestId('imported-from').getAttribute('data-format'), dir, `${rel} ${when}`);
       assert.ok((await page.getByTestId('imported-from').textContent()).includes(`Imported from ${LABELS[dir]}`), `${rel} ${when}: label`);
       await page.locator('[data-message-id]').first().waitFor();
-      await renderAll(page);
-      await page.waitForFunction((n) => document.querySelectorAll('[data-message-id]').length === n, envelope.messages.length)
-        .catch(() => {});
-      assert.equal(await page.locator('[data-message-id]').count(), envelope.messages.length, `${rel} ${when}: messages`);
-      assert.deepEqual(await kindCounts(page), counts, `${rel} ${when}: [data-kind] counts`);
+      const seen = await scan(page);
+      assert.equal(seen.ids.length, envelope.messages.length, `${rel} ${when}: messages`);
+      assert.deepEqual(seen.counts, counts, `${rel} ${when}: [data-kind] counts`);
+      await page.evaluate(() => { window.__scroller.scrollTop = 0; });
       // Requests carry no times: none is shown (not 1970).
       assert.deepEqual([...new Set(await page.locator('[data-message-id] time').allTextContents())], [''], `${rel}: no times`);
       // The notices, one click away, are pep's notes.
@@ -807,6 +768,12 @@ test('reveal: a far segment is rendered, opened, scrolled to and highlighted; th
 test('a toggle survives its segment scrolling out of the window and back', async (browser) => {
   const { context, page } = await newPage(browser);
   await openFile(page, midDoc());
+  // The first tool result: a little way down (held remote media come first).
+  await page.mouse.move(300, 600);
+  for (let i = 0; i < 30 && !(await page.locator('.conversation [data-kind=tool_call_result]').count()); i++) {
+    await page.mouse.wheel(0, 600);
+    await page.waitForTimeout(100);
+  }
   const first = page.locator('.conversation [data-kind=tool_call_result]').first();
   const seg = await first.evaluate((el) => ({ id: el.closest('[data-message-id]').dataset.messageId, j: el.closest('.seg-slot').dataset.seg }));
   const sel = `[data-message-id="${seg.id}"] .seg-slot[data-seg="${seg.j}"] [aria-expanded]`;
@@ -882,6 +849,8 @@ test('screenshots of demos A–F, light and dark', async (browser) => {
     await context.close();
   }
 });
+
+shipTests({ test, newPage, BASE, PORT, root, pep, DEMOS });
 
 // ---- runner ----
 const server = await startServer(join(root, 'dist'), PORT);

@@ -318,7 +318,8 @@ mod tests {
         let t = std::time::Instant::now();
         let c = Calls::pair(&e);
         assert!(c.results.iter().all(|r| r.request.is_some()));
-        // Quadratic pairing took seconds here; linear takes milliseconds (debug build: well under 1 s).
-        assert!(t.elapsed().as_secs_f64() < 1.0, "{:?}", t.elapsed());
+        // Quadratic pairing (6.4e9 steps) takes minutes here; linear takes milliseconds.
+        // The bound leaves room for a debug build on a loaded 2-core machine.
+        assert!(t.elapsed().as_secs_f64() < 5.0, "{:?}", t.elapsed());
     }
 }

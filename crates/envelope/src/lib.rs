@@ -32,6 +32,7 @@ pub mod parse;
 pub mod parts;
 #[cfg(feature = "templates")]
 pub mod promptpoet;
+pub mod remote;
 pub mod schema;
 pub mod skill;
 pub mod template;

@@ -59,7 +59,7 @@ use crate::url;
 
 /// Safe HTML for untrusted GFM Markdown.
 pub fn render_markdown(src: &str) -> String {
-    render(src, &[], &[])
+    render(src, &[], &[], Remote::Load)
 }
 
 /// Safe HTML for untrusted GFM Markdown, with `{{ name }}` placeholders known to `lookup`
@@ -68,6 +68,21 @@ pub fn render_markdown(src: &str) -> String {
 /// (the user sees the value highlighted, the variable name on hover/focus).
 /// Unknown placeholders stay as written. See the module documentation for the edge cases.
 pub fn render_markdown_with_vars<'a>(src: &'a str, lookup: &impl Fn(&str) -> Option<&'a str>) -> String {
+    render_markdown_with(src, lookup, Remote::Load)
+}
+
+/// Whether `http(s)` images in a text may load (the user's consent, issue 12).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Remote {
+    /// Written as `<img>`.
+    Load,
+    /// Written as `<span class="remote-image" title="Remote image not loaded: URL">[remote image: ALT]</span>`:
+    /// nothing is fetched. `data:image/…` images are local and still shown.
+    Hold,
+}
+
+/// [`render_markdown_with_vars`], with remote images loaded or held.
+pub fn render_markdown_with<'a>(src: &'a str, lookup: &impl Fn(&str) -> Option<&'a str>, remote: Remote) -> String {
     let mut text = String::with_capacity(src.len());
     let mut vars = Vec::new();
     // One opening tag per distinct variable name.
@@ -90,7 +105,7 @@ pub fn render_markdown_with_vars<'a>(src: &'a str, lookup: &impl Fn(&str) -> Opt
             }
         }
     }
-    render(&text, &vars, &tags)
+    render(&text, &vars, &tags, remote)
 }
 
 /// The Markdown dialect: GFM.
@@ -120,8 +135,9 @@ struct VarSpan {
     tag: usize,
 }
 
-fn render(src: &str, vars: &[VarSpan], tags: &[String]) -> String {
+fn render(src: &str, vars: &[VarSpan], tags: &[String], remote: Remote) -> String {
     let events = Renderer {
+        remote,
         inner: Parser::new_ext(src, options()).into_offset_iter(),
         src,
         vars,
@@ -149,6 +165,7 @@ struct Renderer<'a, I> {
     /// One entry per open link or image: the HTML that closes it when it was blocked,
     /// `None` when pulldown-cmark writes it.
     closers: Vec<Option<&'static str>>,
+    remote: Remote,
 }
 
 impl<'a, I: Iterator<Item = (Event<'a>, Range<usize>)>> Iterator for Renderer<'a, I> {
@@ -186,7 +203,11 @@ impl<'a, I> Renderer<'a, I> {
                 }
             }
             Event::Start(Tag::Image { link_type, dest_url, title, id }) => {
-                if image_allowed(&dest_url) {
+                if self.remote == Remote::Hold && is_remote(&dest_url) {
+                    self.closers.push(Some("]</span>"));
+                    let open = blocked_open("remote-image", "Remote image not loaded: ", &dest_url, "[remote image: ");
+                    Event::Html(open.into())
+                } else if image_allowed(&dest_url) {
                     self.closers.push(None);
                     Event::Start(Tag::Image { link_type, dest_url, title, id })
                 } else {
@@ -343,6 +364,11 @@ fn link_allowed(url: &str) -> bool {
         None => true,
         Some((scheme, _)) => matches!(scheme.as_str(), "http" | "https" | "mailto"),
     }
+}
+
+/// An `http(s)` URL: fetching it tells another host about the reader.
+pub fn is_remote(url: &str) -> bool {
+    url::scheme(&url::clean(url)).is_some_and(|(scheme, _)| matches!(scheme.as_str(), "http" | "https"))
 }
 
 /// Images: `http`, `https`, `data:image/…`.
@@ -636,6 +662,24 @@ mod tests {
         // A destination split over a tab inside angle brackets.
         let html = render("[a][r]\n\n[r]: <java\tscript:x>");
         assert!(blocked_link(&html), "{html}");
+    }
+
+    #[test]
+    fn remote_images_are_held_until_allowed() {
+        let src = "![chart](https://tracker.example/p.png \"t\") ![dot](data:image/png;base64,iVBORw0KGgo=) ![rel](HTTP://x/y)";
+        let none = |_: &str| None;
+        let held = render_markdown_with(src, &none, Remote::Hold);
+        assert_safe(&held);
+        assert!(!held.contains("<img src=\"https://tracker"), "{held}");
+        assert!(!held.contains("<img src=\"HTTP:"), "{held}");
+        assert!(held.contains("<span class=\"remote-image\" title=\"Remote image not loaded: https://tracker.example/p.png\">[remote image: chart]</span>"), "{held}");
+        assert!(held.contains("<img src=\"data:image/png;base64,iVBORw0KGgo=\""), "local images still show: {held}");
+        let loaded = render_markdown_with(src, &none, Remote::Load);
+        assert!(loaded.contains("<img src=\"https://tracker.example/p.png\""), "{loaded}");
+        assert_eq!(loaded, render_markdown(src));
+        assert!(
+            is_remote(" https://a") && is_remote("Http://a") && !is_remote("data:image/png,x") && !is_remote("/rel")
+        );
     }
 
     #[test]

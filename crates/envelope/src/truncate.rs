@@ -632,7 +632,8 @@ mod tests {
             let p = plan(&parts, Limit::Tokens(total / 3), 64).unwrap();
             assert!(p.kept_tokens <= total / 3);
         }
-        // 100 plans; even unoptimised this is far below 2 ms each.
-        assert!(t.elapsed().as_millis() < 200, "{:?}", t.elapsed());
+        // 100 plans; even unoptimised this is far below 2 ms each (the bound
+        // leaves room for a loaded machine; a quadratic plan is seconds).
+        assert!(t.elapsed().as_millis() < 1500, "{:?}", t.elapsed());
     }
 }

@@ -3,6 +3,8 @@ use envelope::validate::media_url_ok;
 use envelope::{Media, MediaType};
 use leptos::prelude::*;
 
+use crate::state::RemoteConsent;
+
 /// Whether a URL may be a `src` here: what validation allows (http(s), or
 /// `data:image/…` for images), except `data:` audio and video, which get an
 /// icon card rather than a player.
@@ -25,6 +27,10 @@ pub fn MediaSegment(segment: Media) -> impl IntoView {
         MediaType::Video => "video",
     };
     let allowed = src_allowed(media_type, &url);
+    // Remote media waits for the user's consent (state::RemoteConsent):
+    // until then no `src` points at another host.
+    let remote = allowed && envelope::markdown::is_remote(&url);
+    let consent = RemoteConsent::expect();
     let card = {
         let (url, alt) = (url.clone(), alt.clone());
         move || {
@@ -40,9 +46,23 @@ pub fn MediaSegment(segment: Media) -> impl IntoView {
             }
         }
     };
-    let inner = match (media_type, allowed) {
+    let (held_url, held_alt) = (url.clone(), alt.clone());
+    let held = move || {
+        view! {
+            <div class="media-card media-held" data-testid="media-held">
+                <Ico name=icon size="1.6em"/>
+                <div>
+                    <div class="media-type">{format!("Remote {} not loaded", media_type.as_str())}</div>
+                    <div class="media-url">{envelope::remote::host(&held_url)}</div>
+                    {(!held_alt.is_empty()).then(|| view! { <div class="media-alt">{held_alt.clone()}</div> })}
+                    <button type="button" class="btn small" on:click=move |_| consent.allow_this()>"Load remote media"</button>
+                </div>
+            </div>
+        }
+    };
+    let build = move || match (media_type, allowed) {
         (MediaType::Image, true) => {
-            let (url, alt) = (url.clone(), alt.clone());
+            let (url, alt, card) = (url.clone(), alt.clone(), card.clone());
             view! {
                 {move || if failed.get() {
                     card().into_any()
@@ -74,5 +94,6 @@ pub fn MediaSegment(segment: Media) -> impl IntoView {
         .into_any(),
         _ => card().into_any(),
     };
+    let inner = move || if !remote || consent.allowed() { build().into_any() } else { held().into_any() };
     view! { <div class="seg seg-media" data-kind="media" data-media-type=media_type.as_str()>{inner}</div> }
 }

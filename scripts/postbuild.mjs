@@ -1,0 +1,134 @@
+// Trunk's post_build hook (Trunk.toml): finishes the static site in Trunk's
+// staging directory, after every asset is written and before it becomes dist/.
+// Issue 13; decisions in docs/DECISIONS.md ("Shipping").
+//
+//  1. Content-Security-Policy: a <meta http-equiv> with the SHA-256 of every
+//     inline script that is left (ours and Trunk's loader), so no other inline
+//     script can run. The same policy, minus what only a header can say, is in
+//     the README's server recipes (`node scripts/postbuild.mjs --print-csp`).
+//  2. Release builds: the service worker (public/sw.js with this build's file
+//     list and digests in front), and a <meta name="pep-sw"> telling the app to
+//     register it. Debug builds (trunk serve) get neither: no stale caches while
+//     developing.
+//  3. 404.html: a copy of index.html, for hosts without rewrites (GitHub Pages).
+//  4. Every text and wasm file also as .gz (gzip -9) and .br (brotli, quality
+//     11), written with Node's zlib (its brotli and gzip are the reference
+//     implementations), for servers that send precompressed files.
+//
+// Usage (Trunk runs it): node scripts/postbuild.mjs
+//        node scripts/postbuild.mjs --print-csp   (the header form, for docs and tests)
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The policy's directives; `hashes` are the inline scripts' 'sha256-…' sources. */
+export function cspDirectives(hashes, { header = false } = {}) {
+  const d = [
+    "default-src 'self'",
+    `script-src 'self' 'wasm-unsafe-eval'${hashes.map((h) => ` '${h}'`).join('')}`,
+    // Stylesheets and <style> elements: ours only. Style attributes are allowed:
+    // the app sets a few (the window's spacers, bar widths, the split).
+    "style-src 'self'",
+    "style-src-attr 'unsafe-inline'",
+    // Remote media loads only after the user's consent (the app never sets a
+    // remote src before it); data: images are documents' inline figures.
+    "img-src 'self' data: blob: https: http:",
+    "media-src 'self' data: blob: https: http:",
+    "connect-src 'self'",
+    "worker-src 'self'",
+    "manifest-src 'self'",
+    "object-src 'none'",
+    // 'self', not 'none': the app's one <base href> (its public URL) must apply.
+    "base-uri 'self'",
+    "form-action 'none'",
+  ];
+  if (header) d.push("frame-ancestors 'none'");
+  return d;
+}
+
+/** The inline scripts of an HTML text (no src attribute), as CSP hash sources. */
+export function inlineScriptHashes(html) {
+  const out = [];
+  for (const m of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)) {
+    if (/\bsrc\s*=/.test(m[1])) continue;
+    out.push(`sha256-${createHash('sha256').update(m[2], 'utf8').digest('base64')}`);
+  }
+  return out;
+}
+
+const TEXT = /\.(?:html|js|mjs|css|wasm|json|svg|webmanifest|md|txt|j2|yaml)$/;
+
+function walk(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else out.push(p);
+  }
+  return out;
+}
+
+const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
+
+/** Files cached on first use, not on install: the tokenizer worker. */
+const isLazy = (rel) => /^token-worker/.test(rel);
+
+function finish(dir, release) {
+  const indexPath = join(dir, 'index.html');
+  let html = readFileSync(indexPath, 'utf8');
+  if (release) {
+    html = html.replace('</head>', '  <meta name="pep-sw" content="sw.js" />\n</head>');
+  }
+  const csp = cspDirectives(inlineScriptHashes(html)).join('; ');
+  if (!/http-equiv="Content-Security-Policy"/.test(html)) {
+    html = html.replace(/(<meta charset="utf-8" \/>)/i, `$1\n  <meta http-equiv="Content-Security-Policy" content="${csp}" />`);
+  }
+  writeFileSync(indexPath, html);
+  writeFileSync(join(dir, '404.html'), html);
+
+  if (release) {
+    const files = walk(dir).map((p) => relative(dir, p).split('\\').join('/')).filter((r) => !/\.(?:gz|br)$/.test(r) && r !== 'sw.js' && r !== '404.html').sort();
+    const version = createHash('sha256');
+    for (const r of files) version.update(r).update(readFileSync(join(dir, r)));
+    const shell = files.filter((r) => !isLazy(r) && !/^demos\/(?:README\.md|skills\/|templates\/)/.test(r));
+    const lazy = Object.fromEntries(files.filter(isLazy).map((r) => [r, sha256(readFileSync(join(dir, r)))]));
+    const head = [
+      `const VERSION = ${JSON.stringify(version.digest('hex').slice(0, 16))};`,
+      `const SHELL = ${JSON.stringify(shell)};`,
+      `const LAZY = ${JSON.stringify(lazy)};`,
+      '',
+    ].join('\n');
+    writeFileSync(join(dir, 'sw.js'), head + readFileSync(join(root, 'public/sw.js'), 'utf8'));
+  }
+
+  for (const p of walk(dir)) {
+    if (!TEXT.test(p) && !p.endsWith('sw.js')) continue;
+    const body = readFileSync(p);
+    writeFileSync(`${p}.gz`, gzipSync(body, { level: 9 }));
+    writeFileSync(
+      `${p}.br`,
+      brotliCompressSync(body, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+      }),
+    );
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  if (process.argv.includes('--print-csp')) {
+    const dist = process.argv[process.argv.indexOf('--print-csp') + 1] || join(root, 'dist');
+    const html = readFileSync(join(dist, 'index.html'), 'utf8');
+    const withoutMeta = html.replace(/\s*<meta http-equiv="Content-Security-Policy"[^>]*>/, '');
+    console.log(cspDirectives(inlineScriptHashes(withoutMeta), { header: true }).join('; '));
+  } else {
+    const dir = process.env.TRUNK_STAGING_DIR;
+    if (!dir) {
+      console.error('postbuild: TRUNK_STAGING_DIR is not set (Trunk runs this as its post_build hook)');
+      process.exit(2);
+    }
+    finish(dir, process.env.TRUNK_PROFILE === 'release');
+  }
+}
