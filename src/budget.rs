@@ -272,13 +272,5 @@ impl Budget {
 
 /// The request body after truncation, for the kept parts.
 pub fn truncated_request(doc: &Doc, c: &Contributions, counted: &Counted, kept: &[bool]) -> serde_json::Value {
-    let mut keep_messages = vec![true; doc.envelope.messages.len()];
-    let mut keep_tools = true;
-    for (p, k) in counted.parts.iter().zip(kept) {
-        match p.message {
-            Some(mi) => keep_messages[mi] = *k,
-            None => keep_tools = *k,
-        }
-    }
-    envelope::export::openai_request_filtered(&doc.envelope, c, Some(&keep_messages), keep_tools)
+    envelope::budget::kept_request(&doc.envelope, c, &counted.parts, kept)
 }

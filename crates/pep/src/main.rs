@@ -110,6 +110,10 @@ enum Command {
         /// with token counts) instead of an envelope.
         #[arg(long, conflicts_with = "template")]
         parts: bool,
+        /// Print the OpenAI Chat request of the kept parts (what the app's
+        /// export "After truncation" copies) instead of the report.
+        #[arg(long, conflicts_with_all = ["parts", "template"])]
+        request: bool,
         /// Render this PromptPoet template (YAML + Jinja2) and truncate its parts.
         #[arg(long, value_name = "TEMPLATE", conflicts_with = "file")]
         template: Option<String>,
@@ -267,8 +271,8 @@ fn main() -> ExitCode {
         Command::Truncate { limit, step, parts: true, file: Some(file), .. } => {
             budget::truncate_parts(&file, limit, step).map(Done::from)
         }
-        Command::Truncate { limit, step, file: Some(file), .. } => {
-            budget::truncate_envelope(&file, limit.unwrap_or(-1), step.unwrap_or(1)).map(Done::from)
+        Command::Truncate { limit, step, request, file: Some(file), .. } => {
+            budget::truncate_envelope(&file, limit.unwrap_or(-1), step.unwrap_or(1), request).map(Done::from)
         }
         Command::Truncate { .. } => Err(Failure::input("error: give a FILE or --template TEMPLATE")),
         Command::Share { base, decode: false, file } => share(&file, &base),
