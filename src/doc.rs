@@ -90,10 +90,16 @@ pub struct VarDef {
     pub description: Option<String>,
 }
 
+/// Numbers document lineages (see [`Doc::lineage`]).
+static LINEAGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 /// A valid document with what views need, computed once.
 #[derive(Debug)]
 pub struct Doc {
     pub source: Source,
+    /// Which document this is a version of: a loaded document starts a
+    /// lineage; its edits keep it (panels stay open, the undo history holds).
+    pub lineage: u64,
     pub envelope: Envelope,
     pub warnings: Vec<Diagnostic>,
     /// Set when the document was imported from a provider's request.
@@ -137,6 +143,7 @@ impl Doc {
         }
         Arc::new(Doc {
             source,
+            lineage: LINEAGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             origin,
             raw,
             openai: OnceLock::new(),
@@ -221,6 +228,21 @@ impl Doc {
         } else {
             Reading::Import(text.to_string())
         }
+    }
+
+    /// The document with `envelope` in place of its own (an edit): read
+    /// again from its JSON text, so warnings, exports and the raw view are
+    /// the edited document's. Answers the document and its text.
+    pub fn edited(&self, source: Source, envelope: &Envelope) -> Result<(Arc<Doc>, String), Vec<Diagnostic>> {
+        let value = serde_json::to_value(envelope).map_err(|e| {
+            vec![Diagnostic::new(envelope::Rule::InvalidJson, "", format!("the edited document does not serialise: {e}"))]
+        })?;
+        let text = export::to_pretty(&value);
+        let loaded = parse(&text)?;
+        let doc = Doc::with_origin(source, loaded, self.origin.clone());
+        let mut doc = Arc::try_unwrap(doc).map_err(|_| Vec::new())?;
+        doc.lineage = self.lineage;
+        Ok((Arc::new(doc), text))
     }
 
     /// How many segments the document has.

@@ -130,6 +130,13 @@ impl Router {
         self.set(Route::parse(path));
     }
 
+    /// Moves to `path` with a new history entry but the page's scroll kept
+    /// (an edited demo becomes `/doc` under the user's hands).
+    pub fn move_to(&self, path: &str) {
+        browser::push_history(&href(path));
+        self.set(Route::parse(path));
+    }
+
     fn set(&self, route: Route) {
         if self.route.get_untracked() != route {
             self.route.set(route);
