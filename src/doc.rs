@@ -1,6 +1,7 @@
 //! A loaded document and everything derived from it once, at load time:
 //! the export text, the raw text, variables and call pairing. Views read it;
-//! nothing rewrites it (toggles are UI state).
+//! nothing rewrites it (toggles are UI state); an edit makes a new one
+//! (`Doc::edited`) of the same lineage.
 
 use std::sync::{Arc, Mutex, OnceLock};
 

@@ -748,6 +748,8 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
     let chunked = m.segments.len() > CHUNK;
     let id = m.id.clone();
     let (icon, priority) = (role_icon(m.role), m.truncation_priority);
+    // A reply (or a tool's answer) kept without what it answers is explained.
+    let is_reply = matches!(m.role, Role::Assistant | Role::Tool);
     let time = browser::format_time(m.timestamp_ms());
     let for_chunks = doc.clone();
     view! {
@@ -775,7 +777,7 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
                 })}
             </header>
             {move || dropped().map(|reason| view! { <p class="drop-reason" data-testid="dropped-reason">{reason}</p> })}
-            {move || budget.and_then(|b| b.kept_without_question(index)).map(|why| view! {
+            {move || budget.filter(|_| is_reply).and_then(|b| b.kept_without_question(index)).map(|why| view! {
                 <p class="drop-reason kept-why" data-testid="kept-reason">{why}</p>
             })}
             <div class="msg-body"

@@ -90,13 +90,18 @@ pub fn EditField(
     let on_blur = {
         let key = key.clone();
         move |ev: web_sys::FocusEvent| {
-            // Removed from the page by a rebuild: the rebuilt field takes the focus back.
-            let connected = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok()).is_some_and(|n| n.is_connected());
-            if connected {
-                editing.blurred(&key);
-                editing.flush();
-                editing.seal();
-            }
+            // Looked at once the event is over: a field removed from the page
+            // by a rebuild is not left by the user (the rebuilt one takes the
+            // focus back); one still there is.
+            let Some(node) = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok()) else { return };
+            let key = key.clone();
+            debounce(&Rc::default(), 0, move || {
+                if node.is_connected() {
+                    editing.blurred(&key);
+                    editing.flush();
+                    editing.seal();
+                }
+            });
         }
     };
     let area = NodeRef::<html::Textarea>::new();
