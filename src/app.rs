@@ -7,18 +7,18 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::budget::Budget;
+use crate::budget::BudgetChoice;
 use crate::components::conversation::Conversation;
+use crate::components::editor::EditBar;
 use crate::components::loader::{
     drag_has_files, on_drop, ImportProgress, ImportedFrom, LoadErrors, Notices, OpenButton, PasteButton, Warnings,
 };
 use crate::components::protocol_panel::ProtocolPanel;
 use crate::doc::{Doc, Source};
+use crate::edit::Editing;
 use crate::markdown;
 use crate::nav::Navigator;
 use crate::router::{href, Route, Router};
-use crate::budget::BudgetChoice;
-use crate::components::editor::EditBar;
-use crate::edit::Editing;
 use crate::share;
 use crate::state::{Expansion, Prefs, Session};
 

@@ -231,15 +231,16 @@ impl Doc {
         }
     }
 
-    /// The document with `envelope` in place of its own (an edit): read
-    /// again from its JSON text, so warnings, exports and the raw view are
-    /// the edited document's. Answers the document and its text.
+    /// The document with `envelope` (an edit of its own) in its place: the
+    /// loaded JSON with the changed fields written in (`edit::patch_raw`:
+    /// key order and everything else kept), read again, so warnings,
+    /// exports and the raw view are the edited document's. Answers the
+    /// document and its text.
     pub fn edited(&self, source: Source, envelope: &Envelope) -> Result<(Arc<Doc>, String), Vec<Diagnostic>> {
-        let value = serde_json::to_value(envelope).map_err(|e| {
-            vec![Diagnostic::new(envelope::Rule::InvalidJson, "", format!("the edited document does not serialise: {e}"))]
-        })?;
-        let text = export::to_pretty(&value);
-        let loaded = parse(&text)?;
+        let mut raw = self.raw.clone();
+        envelope::edit::patch_raw(&mut raw, &self.envelope, envelope);
+        let text = export::to_pretty(&raw);
+        let loaded = parse::from_value(raw)?;
         let doc = Doc::with_origin(source, loaded, self.origin.clone());
         let mut doc = Arc::try_unwrap(doc).map_err(|_| Vec::new())?;
         doc.lineage = self.lineage;

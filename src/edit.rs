@@ -37,6 +37,9 @@ pub struct Editing {
     /// Commits the edit an editor holds back while the user types (so undo
     /// and download take it first).
     pending: StoredValue<Option<Rc<dyn Fn()>>, LocalStorage>,
+    /// Kept here: edits run from timers, outside any component.
+    session: Session,
+    router: Router,
 }
 
 impl Editing {
@@ -50,6 +53,8 @@ impl Editing {
             error: RwSignal::new(None),
             focus: StoredValue::new(None),
             pending: StoredValue::new_local(None),
+            session: Session::expect(),
+            router: Router::expect(),
         };
         provide_context(e);
         e
@@ -63,7 +68,7 @@ impl Editing {
     /// document (a demo's edited copy is saved as `demo-x-edited.json` and
     /// shown at `/doc`).
     pub fn apply(&self, edit: Edit) {
-        let session = Session::expect();
+        let session = self.session;
         let Some(doc) = session.doc.get_untracked() else { return };
         if self.lineage.get_value() != Some(doc.lineage) {
             self.history.set_value(History::default());
@@ -94,7 +99,7 @@ impl Editing {
     }
 
     fn step(&self, f: impl FnOnce(&mut History, &mut envelope::Envelope) -> bool) {
-        let session = Session::expect();
+        let session = self.session;
         let Some(doc) = session.doc.get_untracked() else { return };
         if self.lineage.get_value() != Some(doc.lineage) {
             return;
@@ -107,7 +112,7 @@ impl Editing {
 
     /// Makes `envelope` the document on screen, as the user's document.
     fn show(&self, envelope: &envelope::Envelope) {
-        let session = Session::expect();
+        let session = self.session;
         let Some(doc) = session.doc.get_untracked() else { return };
         let source = match &doc.source {
             Source::Demo(c) => Source::File(format!("demo-{c}-edited.json")),
@@ -118,8 +123,8 @@ impl Editing {
                 self.error.set(None);
                 session.replace_user_document(edited.clone(), text);
                 session.doc.set(Some(edited));
-                let router = Router::expect();
-                if router.route() != Route::Doc {
+                let router = self.router;
+                if router.route_untracked() != Route::Doc {
                     router.move_to("/doc");
                 }
             }
@@ -182,7 +187,8 @@ pub fn debounce(slot: &Rc<RefCell<Option<i32>>>, ms: i32, f: impl FnOnce() + 'st
         w.clear_timeout_with_handle(id);
     }
     let cb = wasm_bindgen::closure::Closure::once_into_js(f);
-    if let Ok(id) = w.set_timeout_with_callback_and_timeout_and_arguments_0(wasm_bindgen::JsCast::unchecked_ref(&cb), ms)
+    if let Ok(id) =
+        w.set_timeout_with_callback_and_timeout_and_arguments_0(wasm_bindgen::JsCast::unchecked_ref(&cb), ms)
     {
         *slot.borrow_mut() = Some(id);
     }

@@ -111,6 +111,11 @@ impl Router {
         expect_context::<Router>()
     }
 
+    /// The current page, untracked (for handlers).
+    pub fn route_untracked(&self) -> Route {
+        self.route.get_untracked()
+    }
+
     /// The current page (tracked).
     pub fn route(&self) -> Route {
         self.route.get()

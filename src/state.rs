@@ -205,7 +205,10 @@ impl Session {
             Err(e) => {
                 if self.save_failed.get_value() != Some(lineage) {
                     self.save_failed.set_value(Some(lineage));
-                    self.notify(format!("Your edits are on screen but could not be saved for the next visit: {e}."), true);
+                    self.notify(
+                        format!("Your edits are on screen but could not be saved for the next visit: {e}."),
+                        true,
+                    );
                 }
             }
         }

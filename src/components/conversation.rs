@@ -678,8 +678,9 @@ fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
             let described_by = desc.as_ref().map(|_| tip_id.clone());
             if editing {
                 let name = v.name.clone();
-                let to_edit: crate::components::editor::ToEdit =
-                    std::rc::Rc::new(move |t: &str| Ok(envelope::edit::Edit::Variable { name: name.clone(), value: t.to_string() }));
+                let to_edit: crate::components::editor::ToEdit = std::rc::Rc::new(move |t: &str| {
+                    Ok(envelope::edit::Edit::Variable { name: name.clone(), value: t.to_string() })
+                });
                 return view! {
                     <li class="chip chip-edit">
                         <code class="chip-name">{v.name.clone()}</code>

@@ -15,12 +15,12 @@ use leptos::prelude::*;
 use crate::browser;
 use crate::budget::{truncated_request, Budget, Counting};
 use crate::components::budget::BudgetPanel;
-use envelope::export::to_pretty;
 use crate::components::count;
 use crate::components::rich::json_line;
 use crate::doc::{Doc, Export};
 use crate::state::{Prefs, Tab};
 use crate::worker;
+use envelope::export::to_pretty;
 
 /// Files up to this many lines render whole; longer ones render the lines on screen.
 const VIRTUAL_FROM_LINES: usize = 3000;

@@ -894,6 +894,16 @@ async function exportHas(page, text, yes = true) {
     return el && el.textContent.includes(t) === y;
   }, [text, yes], { timeout: 10000 });
 }
+/** Scrolls the conversation down until `selector` is rendered (it is windowed). */
+async function reveal(page, selector) {
+  for (let i = 0; i < 200; i++) {
+    if (await page.locator(selector).count() > 0) return page.locator(selector);
+    await page.evaluate(() => { const sc = document.scrollingElement; sc.scrollTop += sc.clientHeight * 0.7;
+      for (const el of document.querySelectorAll('.pane.left')) el.scrollTop += el.clientHeight * 0.7; });
+    await page.waitForTimeout(60);
+  }
+  throw new Error(`${selector} never rendered`);
+}
 /** Opens a demo with Edit mode on and the Export tab showing. */
 async function editDemo(page, d) {
   await page.goto(`${BASE}/demo/${d}`);
@@ -926,7 +936,7 @@ test('edit: model, text and tool-call arguments update the export live; undo and
   // Warnings follow: an undeclared placeholder is warned about.
   await page.getByTestId('warnings').filter({ hasText: 'warning' }).waitFor();
   // Arguments: checked as typed, the error says what and where; nothing is committed.
-  const args = page.getByTestId('edit-arguments').first();
+  const args = (await reveal(page, '[data-testid=edit-arguments]')).first();
   const before = await exportText(page);
   await args.fill('{\n  "city": "Oslo",\n  "days": \n}');
   const err = page.getByTestId('edit-error');
@@ -991,13 +1001,14 @@ test('edit: variables, memory, skills and long text update the export; undo rest
   ];
   for (const [d, testid, marker] of cases) {
     await editDemo(page, d);
+    await reveal(page, `[data-testid=${testid}]`);
     let field = page.getByTestId(testid).first();
     if (testid === 'edit-skill') {
       // A loaded skill (its body is sent).
       const n = await page.getByTestId(testid).count();
       for (let i = 0; i < n; i++) if ((await page.getByTestId(testid).nth(i).inputValue()).length > 0) { field = page.getByTestId(testid).nth(i); break; }
     }
-    if (d === 'e') field = page.locator('[data-kind=long_text] [data-testid=edit-text]').first();
+    if (d === 'e') field = (await reveal(page, '[data-kind=long_text] [data-testid=edit-text]')).first();
     const old = await field.inputValue();
     assert.ok(old.length > 0, `demo ${d}: ${testid} shows the value`);
     await field.fill(`${marker} ${old.slice(0, 20)}`);

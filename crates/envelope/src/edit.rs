@@ -297,3 +297,83 @@ impl History {
         !self.undone.is_empty()
     }
 }
+
+/// Writes into `raw` (the document's JSON as loaded) the fields an edit
+/// changed between `before` and `after`: the model, and in each segment
+/// that differs, its editable fields. The rest of `raw` (key order, what
+/// the model does not read) stays as it was; reading `raw` again gives
+/// `after`. No serialiser is involved (the app's bundle carries none).
+pub fn patch_raw(raw: &mut Value, before: &Envelope, after: &Envelope) {
+    let Some(doc) = raw.as_object_mut() else { return };
+    if before.model != after.model {
+        match &after.model {
+            Some(m) => {
+                doc.insert("model".into(), Value::String(m.clone()));
+            }
+            None => {
+                doc.shift_remove("model");
+            }
+        }
+    }
+    let Some(messages) = doc.get_mut("messages").and_then(Value::as_array_mut) else { return };
+    for (mi, (a, b)) in before.messages.iter().zip(&after.messages).enumerate() {
+        if a == b {
+            continue;
+        }
+        let Some(segments) = messages.get_mut(mi).and_then(|m| m.get_mut("segments")).and_then(Value::as_array_mut)
+        else {
+            continue;
+        };
+        for (sj, (x, y)) in a.segments.iter().zip(&b.segments).enumerate() {
+            if x == y {
+                continue;
+            }
+            let Some(seg) = segments.get_mut(sj).and_then(Value::as_object_mut) else { continue };
+            let text = |s: &str| Value::String(s.to_string());
+            match y {
+                Segment::Text(t) => {
+                    seg.insert("content".into(), text(&t.content));
+                }
+                Segment::SystemPrompt(t) => {
+                    seg.insert("content".into(), text(&t.content));
+                }
+                Segment::LongText(t) => {
+                    seg.insert("content".into(), text(&t.content));
+                    seg.insert("charCount".into(), Value::from(t.char_count));
+                }
+                Segment::StaticVar(v) => {
+                    seg.insert("value".into(), text(&v.value));
+                }
+                Segment::ToolCallRequest(r) => {
+                    seg.insert("arguments".into(), Value::Object(r.arguments.clone()));
+                }
+                Segment::Memory(m) => {
+                    if let Some(items) = seg.get_mut("items").and_then(Value::as_array_mut) {
+                        for (item, it) in items.iter_mut().zip(&m.items) {
+                            if let Some(item) = item.as_object_mut() {
+                                item.insert("content".into(), text(&it.content));
+                            }
+                        }
+                    }
+                }
+                Segment::Skills(m) => {
+                    if let Some(items) = seg.get_mut("items").and_then(Value::as_array_mut) {
+                        for (item, it) in items.iter_mut().zip(&m.items) {
+                            if let Some(item) = item.as_object_mut() {
+                                match &it.body {
+                                    Some(body) => {
+                                        item.insert("body".into(), text(body));
+                                    }
+                                    None => {
+                                        item.shift_remove("body");
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! Edits in place: each kind applies, its inverse restores the document
 //! exactly, and the history undoes and redoes whole steps.
 
-use envelope::edit::{parse_arguments, Edit, EditError, History};
+use envelope::edit::{parse_arguments, patch_raw, Edit, EditError, History};
 use envelope::{export, parse, Envelope, Rule, Segment};
 use serde_json::json;
 
@@ -37,6 +37,12 @@ fn round_trip(mut e: Envelope, edit: Edit, must_appear: &str) {
     // What was edited still reads as a valid document.
     let text = serde_json::to_string(&e).unwrap();
     assert_eq!(parse(&text).unwrap().envelope, e, "the edited document reads back as itself");
+    // The app's way: the loaded JSON patched with the changed fields reads as the edit.
+    let mut raw: serde_json::Value = serde_json::to_value(&before).unwrap();
+    patch_raw(&mut raw, &before, &e);
+    assert_eq!(parse::from_value(raw.clone()).unwrap().envelope, e, "patched raw = edited envelope");
+    patch_raw(&mut raw, &e, &before);
+    assert_eq!(parse::from_value(raw).unwrap().envelope, before, "patched back");
     let redo = undo.apply(&mut e).unwrap();
     assert_eq!(e, before, "the inverse restores the document");
     redo.apply(&mut e).unwrap();
