@@ -3,7 +3,6 @@
 
 use envelope::edit::{parse_arguments, patch_raw, Edit, EditError, History};
 use envelope::{export, parse, Envelope, Rule, Segment};
-use serde_json::json;
 
 fn demo(c: char) -> Envelope {
     let text = std::fs::read_to_string(format!("{}/../../demos/{c}.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
@@ -153,7 +152,7 @@ fn a_variable_changes_every_definition_and_the_substituted_text() {
 fn wrong_targets_are_errors_and_change_nothing() {
     let d = demo('d');
     let mut e = d.clone();
-    assert_eq!(Edit::Model(None).apply(&mut e.clone()).is_ok(), true);
+    assert!(Edit::Model(None).apply(&mut e.clone()).is_ok());
     assert_eq!(
         Edit::Text { message: 999, segment: 0, item: None, text: "x".into() }.apply(&mut e),
         Err(EditError::NoMessage(999))

@@ -35,7 +35,7 @@ fn damaged_fragments_are_clear_errors() {
         "d=%%%".to_string(),
         "d=ab+c/".to_string(),
         "d=a".to_string(),                      // not base64 (one char)
-        format!("{}", &good[..good.len() / 2]), // cut in half: does not inflate
+        good[..good.len() / 2].to_string(), // cut in half: does not inflate
         "d=AAAA".to_string(),                   // base64 of zeros: a stored block of wrong length
         format!("d={}", "_".repeat(40)),        // all ones: invalid block type
     ];
