@@ -118,7 +118,8 @@ pub fn EditField(
             }
         });
     }
-    let rows = value.lines().count().clamp(2, 16).to_string();
+    // Tall enough for the text at ~60 characters a line, within 2..16 rows.
+    let rows = value.lines().map(|l| 1 + l.chars().count() / 60).sum::<usize>().clamp(2, 16).to_string();
     let field = if multiline {
         view! {
             <textarea class="edit-field" data-testid=testid data-edit-key=key.clone() aria-label=label.clone()
