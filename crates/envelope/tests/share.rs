@@ -34,10 +34,10 @@ fn damaged_fragments_are_clear_errors() {
         "d=".to_string(),
         "d=%%%".to_string(),
         "d=ab+c/".to_string(),
-        "d=a".to_string(),                      // not base64 (one char)
+        "d=a".to_string(),                  // not base64 (one char)
         good[..good.len() / 2].to_string(), // cut in half: does not inflate
-        "d=AAAA".to_string(),                   // base64 of zeros: a stored block of wrong length
-        format!("d={}", "_".repeat(40)),        // all ones: invalid block type
+        "d=AAAA".to_string(),               // base64 of zeros: a stored block of wrong length
+        format!("d={}", "_".repeat(40)),    // all ones: invalid block type
     ];
     for f in cases {
         let e = share::decode(&f).expect_err(&f);
