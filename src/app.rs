@@ -41,14 +41,13 @@ pub fn App() -> impl IntoView {
     provide_context(prefs);
     session.restore_user_document();
     let router = Router::provide();
-    let editing = Editing::provide();
+    Editing::provide();
     provide_context(Expansion::new());
     provide_context(BudgetChoice::default());
     // A share link (`/doc#d=…`) opens its document as the user's own.
     if router.route() == Route::Doc {
         share::open_fragment(session, &browser::location_hash());
     }
-    let _ = editing;
     // Said once: the texts stay plain (crate::markdown).
     Effect::new(move |_| {
         if let markdown::Status::Failed(why) = markdown::status() {

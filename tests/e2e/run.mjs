@@ -991,7 +991,7 @@ test('edit: model, text and tool-call arguments update the export live; undo and
   await context.close();
 });
 
-test('edit: variables, memory, skills and long text update the export; undo restores', async (browser) => {
+test('edit: variables, memory, skills, long text and text update the export; undo restores', async (browser) => {
   const { context, page } = await newPage(browser);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
   const cases = [
@@ -999,6 +999,7 @@ test('edit: variables, memory, skills and long text update the export; undo rest
     ['b', 'edit-memory', 'WOMBAT-MEMORY'],
     ['c', 'edit-skill', 'PLATYPUS-SKILL'],
     ['e', 'edit-text', 'LONGTEXT-EDIT'],
+    ['d', 'edit-text', 'PLAINTEXT-EDIT'],
   ];
   for (const [d, testid, marker] of cases) {
     await editDemo(page, d);
@@ -1010,6 +1011,7 @@ test('edit: variables, memory, skills and long text update the export; undo rest
       for (let i = 0; i < n; i++) if ((await page.getByTestId(testid).nth(i).inputValue()).length > 0) { field = page.getByTestId(testid).nth(i); break; }
     }
     if (d === 'e') field = (await reveal(page, '[data-kind=long_text] [data-testid=edit-text]')).first();
+    if (d === 'd') field = (await reveal(page, '[data-kind=text] [data-testid=edit-text]')).first();
     const old = await field.inputValue();
     assert.ok(old.length > 0, `demo ${d}: ${testid} shows the value`);
     await field.fill(`${marker} ${old.slice(0, 20)}`);
