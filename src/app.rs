@@ -7,15 +7,19 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::budget::Budget;
+use crate::budget::BudgetChoice;
 use crate::components::conversation::Conversation;
+use crate::components::editor::EditBar;
 use crate::components::loader::{
     drag_has_files, on_drop, ImportProgress, ImportedFrom, LoadErrors, Notices, OpenButton, PasteButton, Warnings,
 };
 use crate::components::protocol_panel::ProtocolPanel;
 use crate::doc::{Doc, Source};
+use crate::edit::Editing;
 use crate::markdown;
 use crate::nav::Navigator;
 use crate::router::{href, Route, Router};
+use crate::share;
 use crate::state::{Expansion, Prefs, RemoteConsent, Session};
 
 /// The demos, by letter, with a one-line story each.
@@ -37,6 +41,13 @@ pub fn App() -> impl IntoView {
     provide_context(prefs);
     session.restore_user_document();
     let router = Router::provide();
+    Editing::provide();
+    provide_context(Expansion::new());
+    provide_context(BudgetChoice::default());
+    // A share link (`/doc#d=…`) opens its document as the user's own.
+    if router.route() == Route::Doc {
+        share::open_fragment(session, &browser::location_hash());
+    }
     provide_context(crate::hooks::use_service_worker());
     // Said once: the texts stay plain (crate::markdown).
     Effect::new(move |_| {
@@ -61,13 +72,39 @@ fn Frame(children: Children) -> impl IntoView {
     let session = Session::expect();
     let drop = on_drop(session);
     let dragging = RwSignal::new(false);
+    let editing = Editing::expect();
+    // Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) undo and redo edits in Edit mode,
+    // in a field too (its own undo would fight the document's).
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        if !editing.on.get_untracked() || !(ev.ctrl_key() || ev.meta_key()) || ev.alt_key() {
+            return;
+        }
+        match ev.key().to_ascii_lowercase().as_str() {
+            "z" if ev.shift_key() => {
+                ev.prevent_default();
+                editing.redo();
+            }
+            "z" => {
+                ev.prevent_default();
+                editing.undo();
+            }
+            "y" => {
+                ev.prevent_default();
+                editing.redo();
+            }
+            _ => {}
+        }
+    };
     view! {
-        <div class="app" class:dragging=move || dragging.get()
+        <div class="app" class:dragging=move || dragging.get() on:keydown=on_key
             on:dragover=move |ev| { if drag_has_files(&ev) { ev.prevent_default(); dragging.set(true); } }
             on:dragleave=move |_| dragging.set(false)
             on:drop=move |ev| { dragging.set(false); drop(ev) }>
             <IconSprite/>
             <Header/>
+            <Show when=move || editing.on.get()>
+                <EditBar/>
+            </Show>
             <div class="notices">
                 <Notices/>
                 <UpdateAvailable/>
@@ -127,6 +164,7 @@ fn Header() -> impl IntoView {
     let prefs = Prefs::expect();
     let session = Session::expect();
     let router = Router::expect();
+    let editing = Editing::expect();
     let toggle_theme = move |_| {
         let dark = match prefs.theme.get_untracked().as_deref() {
             Some("dark") => true,
@@ -161,6 +199,11 @@ fn Header() -> impl IntoView {
                 })}
             </nav>
             <div class="header-actions">
+                <button type="button" class="btn" data-testid="edit-toggle" aria-pressed=move || editing.on.get().to_string()
+                    title="Edit mode: change variable values, texts, tool-call arguments and the model"
+                    on:click=move |_| { editing.flush(); editing.on.update(|on| *on = !*on) }>
+                    <Ico name="pencil"/>{move || if editing.on.get() { " Editing" } else { " Edit" }}
+                </button>
                 <details class="privacy" data-testid="privacy">
                     <summary>"Privacy"</summary>
                     <p>"Your documents stay in this browser: nothing you open, paste or edit is sent anywhere. The app fetches only its own files; images and media from other hosts load only when you allow it."</p>
@@ -218,6 +261,9 @@ fn DemoPage(letter: char) -> impl IntoView {
 #[component]
 fn UserDocPage() -> impl IntoView {
     let session = Session::expect();
+    crate::hooks::use_hash_change(move |fragment| {
+        share::open_fragment(session, &fragment);
+    });
     Effect::new(move |_| {
         if let Some(d) = session.user_doc.get() {
             session.show(d);
@@ -241,7 +287,7 @@ fn UserDocPage() -> impl IntoView {
 #[component]
 fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     let prefs = Prefs::expect();
-    provide_context(Expansion::new());
+    let editing = Editing::expect();
     provide_context(Navigator::new());
     provide_context(Budget::new(doc));
     let consent = RemoteConsent::new(doc, prefs);
@@ -274,7 +320,8 @@ fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
             <div class="pane left">
                 <RemoteMediaBar doc/>
                 {move || match doc.get() {
-                    Some(d) => view! { <Conversation doc=d/> }.into_any(),
+                    // Edit mode shows other views of the segments: rebuilt on a toggle.
+                    Some(d) => { editing.on.track(); view! { <Conversation doc=d/> }.into_any() }
                     None => view! { <p class="muted pad">"Loading…"</p> }.into_any(),
                 }}
             </div>

@@ -378,3 +378,57 @@ pub fn replace_hash(fragment: &str) {
     let state = history.state().unwrap_or(JsValue::NULL);
     let _ = history.replace_state_with_url(&state, "", Some(&url));
 }
+
+/// Bytes through the browser's `CompressionStream` (`compress`) or
+/// `DecompressionStream` with `format` (`"deflate-raw"`); reading stops with
+/// an error past `limit` output bytes (a deflate bomb).
+pub async fn transform_stream(bytes: &[u8], compress: bool, format: &str, limit: usize) -> Result<Vec<u8>, String> {
+    let w = window()?;
+    let name = if compress { "CompressionStream" } else { "DecompressionStream" };
+    let ctor = Reflect::get(&w, &JsValue::from_str(name))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(|| format!("this browser has no {name} (Chrome 80, Firefox 113, Safari 16.4 or later have it)"))?;
+    let args = js_sys::Array::of1(&JsValue::from_str(format));
+    let transform = Reflect::construct(&ctor, &args).map_err(js_err)?;
+    let input = js_sys::Uint8Array::from(bytes);
+    let parts = js_sys::Array::of1(&input);
+    let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).map_err(js_err)?;
+    let stream: JsValue = blob.stream().into();
+    let piped = function(&stream, "pipeThrough")?.call1(&stream, &transform).map_err(js_err)?;
+    let reader = function(&piped, "getReader")?.call0(&piped).map_err(js_err)?;
+    let read = function(&reader, "read")?;
+    let mut out = Vec::new();
+    loop {
+        let chunk = await_promise(read.call0(&reader).map_err(js_err)?).await?;
+        if Reflect::get(&chunk, &JsValue::from_str("done")).ok().and_then(|d| d.as_bool()) == Some(true) {
+            return Ok(out);
+        }
+        let value = Reflect::get(&chunk, &JsValue::from_str("value")).map_err(js_err)?;
+        let array = value.dyn_into::<js_sys::Uint8Array>().map_err(|_| "the stream gave no bytes".to_string())?;
+        if out.len() + array.length() as usize > limit {
+            if let Ok(cancel) = function(&reader, "cancel") {
+                let _ = cancel.call0(&reader);
+            }
+            return Err(format!("more than {} MB", limit >> 20));
+        }
+        let at = out.len();
+        out.resize(at + array.length() as usize, 0);
+        array.copy_to(&mut out[at..]);
+    }
+}
+
+/// The page's address up to the fragment (`origin + pathname`).
+pub fn page_url() -> String {
+    web_sys::window()
+        .map(|w| {
+            let l = w.location();
+            format!("{}{}", l.origin().unwrap_or_default(), l.pathname().unwrap_or_default())
+        })
+        .unwrap_or_default()
+}
+
+/// The origin of the page (`https://host`).
+pub fn origin() -> String {
+    web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default()
+}

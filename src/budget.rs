@@ -121,6 +121,12 @@ pub enum Counting {
     Failed(String),
 }
 
+/// The limit and step the user picked, kept while they move between
+/// documents (demos, their own, an edit of it): a new document starts
+/// with them, not with its own default (app-wide context).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BudgetChoice(pub RwSignal<Option<(u64, u64)>>);
+
 /// The preview's state, shared by the Budget tab and the conversation.
 #[derive(Clone, Copy)]
 pub struct Budget {
@@ -138,6 +144,7 @@ pub struct Budget {
     /// re-plan touches only what it changes, not thousands of subscribers.
     flags: StoredValue<Vec<ArcRwSignal<bool>>>,
     generation: StoredValue<u64>,
+    choice: Option<BudgetChoice>,
 }
 
 impl Budget {
@@ -172,13 +179,28 @@ impl Budget {
                 });
             });
         });
-        let budget =
-            Budget { doc, counting, limit, step, settled, plan, settled_plan, flags, generation: StoredValue::new(0) };
-        // A new document forgets the old counts.
+        let budget = Budget {
+            doc,
+            counting,
+            limit,
+            step,
+            settled,
+            plan,
+            settled_plan,
+            flags,
+            generation: StoredValue::new(0),
+            choice: use_context::<BudgetChoice>(),
+        };
+        // A new document (or an edit) forgets the old counts; counts that
+        // were on screen are made again for it.
         Effect::new(move |prev: Option<Option<usize>>| {
             let key = doc.with(|d| d.as_ref().map(|d| Arc::as_ptr(d) as usize));
             if prev.is_some_and(|p| p != key) {
+                let was = !matches!(counting.get_untracked(), Counting::Idle);
                 counting.set(Counting::Idle);
+                if was {
+                    budget.ensure_counted();
+                }
             }
             key
         });
@@ -220,14 +242,21 @@ impl Budget {
         });
     }
 
-    /// Takes the counts of `doc`; the limit starts at the model's context
-    /// window when it is known, else at the total (nothing dropped).
+    /// The limit a document starts with: the model's context window when
+    /// it is known, else its total (nothing dropped).
+    pub fn default_limit(doc: &Doc, total: u64) -> u64 {
+        doc.envelope.model.as_deref().and_then(context_window).unwrap_or(total).max(1)
+    }
+
+    /// Takes the counts of `doc`; the limit and step are the ones the user
+    /// picked (on any document), else [`Budget::default_limit`] and 1.
     pub fn counted(&self, doc: &Doc, c: Counted) {
-        let default = doc.envelope.model.as_deref().and_then(context_window).unwrap_or(c.total).max(1);
+        let chosen = self.choice.and_then(|b| b.0.get_untracked());
+        let (limit, step) = chosen.unwrap_or((Budget::default_limit(doc, c.total), 1));
         self.flags.set_value(c.parts.iter().map(|_| ArcRwSignal::new(true)).collect());
-        self.limit.set(default);
-        self.step.set(1);
-        self.settled.set((default, 1));
+        self.limit.set(limit);
+        self.step.set(step);
+        self.settled.set((limit, step));
         self.counting.try_set(Counting::Done(Arc::new(c)));
     }
 
@@ -235,6 +264,9 @@ impl Budget {
     pub fn set(&self, limit: u64, step: u64) {
         self.limit.set(limit.max(1));
         self.step.set(step.max(1));
+        if let Some(choice) = self.choice {
+            choice.0.set(Some((limit.max(1), step.max(1))));
+        }
         self.generation.update_value(|g| *g += 1);
         let generation = self.generation.get_value();
         let this = *self;
@@ -270,15 +302,26 @@ impl Budget {
     }
 }
 
+impl Budget {
+    /// Why message `mi` is kept although the message before it (the
+    /// question it answers, or the call a tool result answers) is dropped.
+    pub fn kept_without_question(&self, mi: usize) -> Option<String> {
+        if mi == 0 {
+            return None;
+        }
+        let Counting::Done(c) = self.counting.get() else { return None };
+        let (i, before) = (c.part_index(mi)?, c.part_index(mi - 1)?);
+        (self.kept(i) && !self.kept(before)).then(|| {
+            format!(
+                "Kept although the message before it was dropped: PromptPoet removes whole runs of parts by \
+                 priority, oldest first, not question-and-answer pairs (the message before has priority {}, this one {}).",
+                c.parts[before].priority, c.parts[i].priority
+            )
+        })
+    }
+}
+
 /// The request body after truncation, for the kept parts.
 pub fn truncated_request(doc: &Doc, c: &Contributions, counted: &Counted, kept: &[bool]) -> serde_json::Value {
-    let mut keep_messages = vec![true; doc.envelope.messages.len()];
-    let mut keep_tools = true;
-    for (p, k) in counted.parts.iter().zip(kept) {
-        match p.message {
-            Some(mi) => keep_messages[mi] = *k,
-            None => keep_tools = *k,
-        }
-    }
-    envelope::export::openai_request_filtered(&doc.envelope, c, Some(&keep_messages), keep_tools)
+    envelope::budget::kept_request(&doc.envelope, c, &counted.parts, kept)
 }

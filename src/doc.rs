@@ -1,6 +1,7 @@
 //! A loaded document and everything derived from it once, at load time:
 //! the export text, the raw text, variables and call pairing. Views read it;
-//! nothing rewrites it (toggles are UI state).
+//! nothing rewrites it (toggles are UI state); an edit makes a new one
+//! (`Doc::edited`) of the same lineage.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -90,10 +91,16 @@ pub struct VarDef {
     pub description: Option<String>,
 }
 
+/// Numbers document lineages (see [`Doc::lineage`]).
+static LINEAGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 /// A valid document with what views need, computed once.
 #[derive(Debug)]
 pub struct Doc {
     pub source: Source,
+    /// Which document this is a version of: a loaded document starts a
+    /// lineage; its edits keep it (panels stay open, the undo history holds).
+    pub lineage: u64,
     pub envelope: Envelope,
     pub warnings: Vec<Diagnostic>,
     /// Set when the document was imported from a provider's request.
@@ -137,6 +144,7 @@ impl Doc {
         }
         Arc::new(Doc {
             source,
+            lineage: LINEAGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             origin,
             raw,
             openai: OnceLock::new(),
@@ -221,6 +229,22 @@ impl Doc {
         } else {
             Reading::Import(text.to_string())
         }
+    }
+
+    /// The document with `envelope` (an edit of its own) in its place: the
+    /// loaded JSON with the changed fields written in (`edit::patch_raw`:
+    /// key order and everything else kept), read again, so warnings,
+    /// exports and the raw view are the edited document's. Answers the
+    /// document and its text.
+    pub fn edited(&self, source: Source, envelope: &Envelope) -> Result<(Arc<Doc>, String), Vec<Diagnostic>> {
+        let mut raw = self.raw.clone();
+        envelope::edit::patch_raw(&mut raw, &self.envelope, envelope);
+        let text = export::to_pretty(&raw);
+        let loaded = parse::from_value(raw)?;
+        let doc = Doc::with_origin(source, loaded, self.origin.clone());
+        let mut doc = Arc::try_unwrap(doc).map_err(|_| Vec::new())?;
+        doc.lineage = self.lineage;
+        Ok((Arc::new(doc), text))
     }
 
     /// How many segments the document has.

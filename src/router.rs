@@ -111,6 +111,11 @@ impl Router {
         expect_context::<Router>()
     }
 
+    /// The current page, untracked (for handlers).
+    pub fn route_untracked(&self) -> Route {
+        self.route.get_untracked()
+    }
+
     /// The current page (tracked).
     pub fn route(&self) -> Route {
         self.route.get()
@@ -127,6 +132,13 @@ impl Router {
             browser::push_history(&url);
             browser::scroll_to_top();
         }
+        self.set(Route::parse(path));
+    }
+
+    /// Moves to `path` with a new history entry but the page's scroll kept
+    /// (an edited demo becomes `/doc` under the user's hands).
+    pub fn move_to(&self, path: &str) {
+        browser::push_history(&href(path));
         self.set(Route::parse(path));
     }
 

@@ -3,7 +3,7 @@
 //! fatal: the app starts with defaults and says so).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 use envelope::export::Target;
 use envelope::Diagnostic;
@@ -71,6 +71,8 @@ pub struct Session {
     pub importing: RwSignal<Option<String>>,
     /// Counts opens: only the latest one's result is applied.
     opening: StoredValue<u64>,
+    /// The lineage whose edits could not be saved (said once).
+    save_failed: StoredValue<Option<u64>>,
 }
 
 impl Session {
@@ -84,6 +86,7 @@ impl Session {
             importing: RwSignal::new(None),
             unsafe_restore: RwSignal::new(0),
             opening: StoredValue::new(0),
+            save_failed: StoredValue::new(None),
         }
     }
 
@@ -191,6 +194,34 @@ impl Session {
         }
         self.user_doc.try_set(Some(doc));
         true
+    }
+
+    /// Makes an edited document the user document and saves it; a failed
+    /// save is said once per document lineage, not once per keystroke.
+    pub fn replace_user_document(&self, doc: Arc<Doc>, text: String) {
+        let lineage = doc.lineage;
+        let saved = if text.encode_utf16().count() > STORAGE_UNITS {
+            Err("it is larger than the browser's storage keeps (about 5 MB)".to_string())
+        } else {
+            let name = match &doc.source {
+                Source::File(n) => Some(n.clone()),
+                _ => None,
+            };
+            browser::save(DOC_KEY, &StoredDocument { name, text, imported: doc.origin.clone() })
+        };
+        match saved {
+            Ok(()) => self.save_failed.set_value(None),
+            Err(e) => {
+                if self.save_failed.get_value() != Some(lineage) {
+                    self.save_failed.set_value(Some(lineage));
+                    self.notify(
+                        format!("Your edits are on screen but could not be saved for the next visit: {e}."),
+                        true,
+                    );
+                }
+            }
+        }
+        self.user_doc.set(Some(doc));
     }
 
     /// Restores the user document saved by an earlier visit.
@@ -429,8 +460,8 @@ impl ExpansionState {
 #[derive(Clone, Copy)]
 pub struct Expansion {
     state: RwSignal<ExpansionState>,
-    /// The document the state belongs to.
-    doc: StoredValue<Option<Weak<Doc>>>,
+    /// The document lineage the state belongs to (edits keep it).
+    doc: StoredValue<Option<u64>>,
 }
 
 impl Expansion {
@@ -447,11 +478,11 @@ impl Expansion {
         })
     }
 
-    /// Makes the store `doc`'s: a different document starts from its own defaults.
+    /// Makes the store `doc`'s: a different document starts from its own
+    /// defaults; an edited version of the same one keeps what is open.
     pub fn bind(&self, doc: &Arc<Doc>) {
-        let same = self.doc.with_value(|d| d.as_ref().is_some_and(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(doc))));
-        if !same {
-            self.doc.set_value(Some(Arc::downgrade(doc)));
+        if self.doc.get_value() != Some(doc.lineage) {
+            self.doc.set_value(Some(doc.lineage));
             self.state.set(ExpansionState::default());
         }
     }

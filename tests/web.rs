@@ -537,9 +537,11 @@ async fn budget_marks_dropped_parts_in_the_table_and_the_conversation() {
     assert_eq!(budget.limit.get_untracked(), 70);
     assert_eq!(part_states(&el), ["kept"; 5]);
     assert!(all(&el, "[data-testid=dropped]").is_empty());
-    // Token badges per message and per segment.
+    // Token badges per message; a message of one segment does not repeat
+    // its count on the segment (issue 10).
     assert!(one(&el, "[data-message-id=u1]").text_content().unwrap().contains("20 tok"));
-    assert_eq!(all(&el, ".tok-badge").len(), 5);
+    assert!(all(&el, "[data-message-id]").iter().all(|m| all(m, ".seg-slot").len() == 1));
+    assert_eq!(all(&el, ".tok-badge").len(), 0);
 
     // Limit 45: target 25. The priority-2 run (u1, a1: 40 tokens) is more
     // than the target, so its parts go oldest first: u1 (removed 20 < 25),

@@ -70,7 +70,9 @@ fn BudgetView(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
     let budget = Budget::expect();
     let total = counted.total;
     let (limit, step) = (budget.limit, budget.step);
-    let slider_max = total.max(1);
+    // The slider reaches the limit a document starts with (a model's
+    // context window is often above the request's total) and the one set.
+    let slider_max = total.max(Budget::default_limit(&doc, total)).max(limit.get_untracked()).max(1);
     let on_limit = move |ev: web_sys::Event| {
         if let Ok(v) = event_target_value(&ev).trim().parse::<u64>() {
             budget.set(v, step.get_untracked());
@@ -215,11 +217,17 @@ fn CacheChart(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
                     <text x=pad y=h - 6.0 class="tick">"turn 1"</text>
                     <text x=w - pad - 40.0 y=h - 6.0 class="tick">{format!("turn {}", n - 1)}</text>
                     <polyline points=line(one) class="series s1"/>
-                    <polyline points=line(chosen) class="series sk"/>
+                    {(*step > 1).then(|| view! { <polyline points=line(chosen) class="series sk"/> })}
                 </svg>
-                <ul class="legend">
-                    <li><span class="swatch s1"></span>{format!("step 1: mean {}", pct(m1))}</li>
-                    <li><span class="swatch sk"></span>{format!("step {step}: mean {}", pct(mk))}</li>
+                <ul class="legend" data-testid="cache-legend">
+                    {if *step > 1 {
+                        view! {
+                            <li><span class="swatch s1"></span>{format!("step 1: mean {}", pct(m1))}</li>
+                            <li><span class="swatch sk"></span>{format!("step {step} (chosen): mean {}", pct(mk))}</li>
+                        }.into_any()
+                    } else {
+                        view! { <li><span class="swatch s1"></span>{format!("step 1 (chosen): mean {}", pct(m1))}</li> }.into_any()
+                    }}
                     {(unmet > 0).then(|| view! { <li class="muted">{format!("{unmet} turn(s) cannot meet the limit (shown untruncated)")}</li> })}
                 </ul>
             }

@@ -647,6 +647,7 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
                 <button type="button" class="btn small" on:click=move |_| ctl.order(None, false)>
                     <Ico name="chevrons-down-up"/>" Collapse all"
                 </button>
+                <crate::components::editor::ShareLink/>
             </div>
             <ol class="messages" use:observed=(ctl, true)
                 style:padding-top=move || format!("{}px", pads.get().0)
@@ -666,6 +667,7 @@ fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
         return ().into_any();
     }
     let ctl = Ctl::expect();
+    let editing = use_context::<crate::edit::Editing>().is_some_and(|e| e.on.get_untracked());
     let chips: Vec<AnyView> = doc
         .var_defs
         .iter()
@@ -674,6 +676,21 @@ fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
             let tip_id = format!("var-tip-{i}");
             let desc = v.description.clone();
             let described_by = desc.as_ref().map(|_| tip_id.clone());
+            if editing {
+                let name = v.name.clone();
+                let to_edit: crate::components::editor::ToEdit = std::rc::Rc::new(move |t: &str| {
+                    Ok(envelope::edit::Edit::Variable { name: name.clone(), value: t.to_string() })
+                });
+                return view! {
+                    <li class="chip chip-edit">
+                        <code class="chip-name">{v.name.clone()}</code>
+                        <span class="chip-eq">" = "</span>
+                        <crate::components::editor::EditField key=format!("var:{}", v.name) value=v.value.clone()
+                            label=format!("Value of {}", v.name) multiline=false to_edit testid="edit-variable"/>
+                    </li>
+                }
+                .into_any();
+            }
             view! {
                 <li class="chip" tabindex="0" aria-describedby=described_by>
                     <code class="chip-name">{v.name.clone()}</code>
@@ -732,6 +749,8 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
     let chunked = m.segments.len() > CHUNK;
     let id = m.id.clone();
     let (icon, priority) = (role_icon(m.role), m.truncation_priority);
+    // A reply (or a tool's answer) kept without what it answers is explained.
+    let is_reply = matches!(m.role, Role::Assistant | Role::Tool);
     let time = browser::format_time(m.timestamp_ms());
     let for_chunks = doc.clone();
     view! {
@@ -759,6 +778,9 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
                 })}
             </header>
             {move || dropped().map(|reason| view! { <p class="drop-reason" data-testid="dropped-reason">{reason}</p> })}
+            {move || budget.filter(|_| is_reply).and_then(|b| b.kept_without_question(index)).map(|why| view! {
+                <p class="drop-reason kept-why" data-testid="kept-reason">{why}</p>
+            })}
             <div class="msg-body"
                 style:padding-top=move || format!("{}px", part.get().above)
                 style:padding-bottom=move || format!("{}px", part.get().below)>
@@ -782,12 +804,14 @@ fn ChunkView(doc: Arc<Doc>, message: usize, chunk: usize) -> impl IntoView {
         _ => None,
     };
     let segments = &doc.envelope.messages[message].segments;
+    // A message of one segment has its count in its header only.
+    let several = segments.len() > 1;
     let row = ctl.model.with_value(|md| md.layout.chunk_row(message, chunk));
     let slots: Vec<AnyView> = chunk_segments(chunk, segments.len())
         .map(|sj| {
             let at = At { message, segment: sj };
             let badge = move || {
-                counted().and_then(|c| c.segment_tokens(message, sj)).map(|t| {
+                counted().filter(|_| several).and_then(|c| c.segment_tokens(message, sj)).map(|t| {
                     view! { <span class="tok-badge" title="o200k_base tokens this segment sends">{format!("{t} tok")}</span> }
                 })
             };

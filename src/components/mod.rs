@@ -3,6 +3,7 @@
 
 pub mod budget;
 pub mod conversation;
+pub mod editor;
 pub mod icons;
 pub mod loader;
 pub mod panel;

@@ -13,12 +13,14 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::browser;
+use crate::budget::{truncated_request, Budget, Counting};
 use crate::components::budget::BudgetPanel;
 use crate::components::count;
 use crate::components::rich::json_line;
 use crate::doc::{Doc, Export};
 use crate::state::{Prefs, Tab};
 use crate::worker;
+use envelope::export::to_pretty;
 
 /// Files up to this many lines render whole; longer ones render the lines on screen.
 const VIRTUAL_FROM_LINES: usize = 3000;
@@ -44,6 +46,33 @@ pub fn shown_file(doc: &Doc, tab: Tab, export: &ExportState) -> Option<(Arc<str>
         (Tab::Raw, _) => Some((doc.raw_text(), format!("{stem}.envelope.json"), "application/json")),
         (Tab::Openai, ExportState::Ready(e)) => Some((e.text.clone(), e.target.file_name(&stem), e.target.mime_type())),
         _ => None,
+    }
+}
+
+/// Which request the export tab shows when a Budget limit drops parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Full,
+    /// What the conversation shows: the kept parts only.
+    Truncated,
+}
+
+/// The request after truncation as the export tab offers it: its text and
+/// the limit that made it (for the file name).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Truncated {
+    pub text: Arc<str>,
+    pub limit: u64,
+    pub step: u64,
+}
+
+/// The download name of a truncated request: `demo-f.openai.truncated-3000.json`
+/// (`-step-250` added for a step other than 1).
+pub fn truncated_file_name(stem: &str, limit: u64, step: u64) -> String {
+    if step > 1 {
+        format!("{stem}.openai.truncated-{limit}-step-{step}.json")
+    } else {
+        format!("{stem}.openai.truncated-{limit}.json")
     }
 }
 
@@ -99,7 +128,39 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             }
         });
     });
-    let shown = move || doc.with(|d| d.as_ref().and_then(|d| export.with(|e| shown_file(d, tab.get(), e))));
+    // After truncation: offered when the Budget plan drops parts (what the
+    // conversation greys out), for the OpenAI Chat request Budget counts.
+    let budget = use_context::<Budget>();
+    let truncated = Memo::new(move |_| {
+        let b = budget?;
+        let Counting::Done(c) = b.counting.get() else { return None };
+        let (limit, step) = b.settled.get();
+        let kept = match b.settled_plan.get() {
+            Some(Ok(p)) if p.kept.iter().any(|k| !*k) => p.kept,
+            _ => return None,
+        };
+        let d = doc.get()?;
+        let text: Arc<str> = to_pretty(&truncated_request(&d, &d.contributions, &c, &kept)).into();
+        Some(Truncated { text, limit, step })
+    });
+    let scope_choice = RwSignal::new(None::<Scope>);
+    // The scope in force: the user's pick, else what the conversation shows.
+    let scope = move || {
+        if target.get() != Target::OpenaiChat || truncated.with(Option::is_none) {
+            return Scope::Full;
+        }
+        scope_choice.get().unwrap_or(Scope::Truncated)
+    };
+    let shown = move || {
+        if tab.get() == Tab::Openai && scope() == Scope::Truncated {
+            let stem = doc.with(|d| d.as_ref().map(|d| d.source.stem()))?;
+            return truncated.get().map(|t| {
+                let name = truncated_file_name(&stem, t.limit, t.step);
+                (t.text, name, "application/json")
+            });
+        }
+        doc.with(|d| d.as_ref().and_then(|d| export.with(|e| shown_file(d, tab.get(), e))))
+    };
     let copy = move |_| {
         let Some((t, _, _)) = shown() else { return };
         leptos::task::spawn_local(async move {
@@ -143,6 +204,23 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                 </div>
                 <Show when=move || tab.get() != Tab::Budget>
                     <div class="actions">
+                        <Show when=move || tab.get() == Tab::Openai && truncated.with(Option::is_some)>
+                            <label class="export-format">
+                                <span class="visually-hidden">"Request"</span>
+                                <select data-testid="export-scope"
+                                    title="The whole request, or what is left after the Budget tab's truncation (what the conversation shows)"
+                                    disabled=move || target.get() != Target::OpenaiChat
+                                    on:change=move |ev| {
+                                        scope_choice.set(Some(if event_target_value(&ev) == "full" { Scope::Full } else { Scope::Truncated }));
+                                        status.set(None);
+                                    }>
+                                    <option value="truncated" selected=move || scope() == Scope::Truncated>
+                                        {move || truncated.get().map(|t| format!("After truncation ({})", t.limit)).unwrap_or_default()}
+                                    </option>
+                                    <option value="full" selected=move || scope() == Scope::Full>"Full request"</option>
+                                </select>
+                            </label>
+                        </Show>
                         <Show when=move || tab.get() == Tab::Openai>
                             <label class="export-format">
                                 <span class="visually-hidden">"Export format"</span>
@@ -188,6 +266,16 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                                 on:click=move |_| retry.update(|n| *n += 1)>"Try again"</button>
                         </div>
                     }.into_any(),
+                    ExportState::Ready(_) if scope() == Scope::Truncated => match truncated.get() {
+                        Some(t) => view! {
+                            <p class="muted small pad-x" data-testid="export-truncated-note">
+                                {format!("After truncation to {} tokens{}: the request the conversation shows, the dropped messages left out (as `pep truncate --request` prints it).",
+                                    t.limit, if t.step > 1 { format!(" (step {})", t.step) } else { String::new() })}
+                            </p>
+                            <JsonView text=t.text.clone()/>
+                        }.into_any(),
+                        None => ().into_any(),
+                    },
                     ExportState::Ready(e) => view! {
                         <ExportNotices target=e.target notices=e.notices.clone()/>
                         <JsonView text=e.text.clone()/>
@@ -273,6 +361,8 @@ mod tests {
         assert_eq!((&*t, name.as_str(), mime), (&*doc.openai_text(), "demo-d.openai.json", "application/json"));
         let curl =
             ExportState::Ready(Export { target: Target::CurlOpenai, text: "curl".into(), notices: Arc::new([]) });
+        assert_eq!(truncated_file_name("demo-f", 3000, 1), "demo-f.openai.truncated-3000.json");
+        assert_eq!(truncated_file_name("demo-f", 2500, 250), "demo-f.openai.truncated-2500-step-250.json");
         let (t, name, mime) = shown_file(&doc, Tab::Openai, &curl).unwrap();
         assert_eq!((&*t, name.as_str(), mime), ("curl", "demo-d.openai.sh", "text/x-shellscript"));
         let anthropic =

@@ -175,6 +175,30 @@ pub fn mean_hit(points: &[TurnPoint]) -> f64 {
     crate::truncate::mean_hit(&hits)
 }
 
+/// The OpenAI Chat request after truncation: the messages whose parts
+/// `kept` keeps (and the tools, when their part is kept), as the app's
+/// "After truncation" export and `pep truncate --request` give it.
+pub fn kept_request(
+    envelope: &Envelope,
+    contributions: &crate::export::Contributions,
+    parts: &[Part],
+    kept: &[bool],
+) -> serde_json::Value {
+    let mut keep_messages = vec![true; envelope.messages.len()];
+    let mut keep_tools = true;
+    for (p, k) in parts.iter().zip(kept) {
+        match p.message {
+            Some(mi) => {
+                if let Some(m) = keep_messages.get_mut(mi) {
+                    *m = *k;
+                }
+            }
+            None => keep_tools = *k,
+        }
+    }
+    crate::export::openai_request_filtered(envelope, contributions, Some(&keep_messages), keep_tools)
+}
+
 /// The report `pep truncate` prints and the preview's "parts" view shows:
 /// `{"target","totalTokens","keptTokens","parts":[{"name","role","priority","tokens","kept"}]}`
 /// (`role` is null for the tools part).

@@ -119,6 +119,7 @@ rules! {
     ConflictingVariable => ("conflicting-variable", Envelope, Error, "Two `static_var` of one name with different values", "`city` = Paris and `city` = Rome"),
     DuplicateTool => ("duplicate-tool", Envelope, Error, "Two tools declared with one name", "two `get_weather` items in `tool_overview`"),
     MediaUrlScheme => ("media-url-scheme", Envelope, Error, "A media URL that is not http, https or data: (images: data:image/…)", "`javascript:alert(1)` as an image URL"),
+    ShareLink => ("share-link", Envelope, Error, "A share link (`#d=…`) that cannot be read: damaged, not base64url, not deflate, or too large", "`/doc#d=%%%`"),
     CharCountMismatch => ("char-count-mismatch", Envelope, Warning, "`charCount` differs from the content's number of Unicode scalar values", "`charCount: 10` for a 12-character text"),
     UndeclaredVariable => ("undeclared-variable", Envelope, Warning, "A `{{name}}` placeholder with no `static_var`; it is sent as written", "`Hello {{user}}` without a `user` variable"),
     UnusedVariable => ("unused-variable", Envelope, Warning, "A `static_var` no placeholder uses", "`static_var` `tone` and no `{{tone}}`"),

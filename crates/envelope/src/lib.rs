@@ -18,6 +18,7 @@ pub mod diag;
 #[cfg(feature = "diff")]
 pub mod diff;
 pub mod display;
+pub mod edit;
 pub mod export;
 #[cfg(feature = "providers")]
 pub mod import;
@@ -34,6 +35,7 @@ pub mod parts;
 pub mod promptpoet;
 pub mod remote;
 pub mod schema;
+pub mod share;
 pub mod skill;
 pub mod template;
 pub mod term;

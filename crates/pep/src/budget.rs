@@ -24,8 +24,9 @@ fn truncate_failure(e: truncate::TruncateError) -> Failure {
     Failure { lines: vec![format!("error: {e}")], code: 2 }
 }
 
-/// `pep truncate --limit N [--step K] FILE`.
-pub fn truncate_envelope(file: &str, limit: i64, step: i64) -> Result<String, Failure> {
+/// `pep truncate --limit N [--step K] [--request] FILE`: the report, or
+/// with `--request` the OpenAI Chat request of the kept parts.
+pub fn truncate_envelope(file: &str, limit: i64, step: i64, request: bool) -> Result<String, Failure> {
     let loaded = load(file)?;
     let env = &loaded.envelope;
     let texts = part_texts(env, &contributions(env));
@@ -44,7 +45,11 @@ pub fn truncate_envelope(file: &str, limit: i64, step: i64) -> Result<String, Fa
         _ => return Err(truncate_failure(truncate::TruncateError::InvalidStep(step))),
     };
     let plan = truncate::plan(&budgets, limit, step).map_err(truncate_failure)?;
-    let out = envelope::budget::truncate_report(&parts, &plan);
+    let out = if request {
+        envelope::budget::kept_request(env, &contributions(env), &parts, &plan.kept)
+    } else {
+        envelope::budget::truncate_report(&parts, &plan)
+    };
     let text = envelope::export::to_pretty(&out);
     leak(seen);
     leak((out, parts, texts, loaded));

@@ -110,6 +110,10 @@ enum Command {
         /// with token counts) instead of an envelope.
         #[arg(long, conflicts_with = "template")]
         parts: bool,
+        /// Print the OpenAI Chat request of the kept parts (what the app's
+        /// export "After truncation" copies) instead of the report.
+        #[arg(long, conflicts_with_all = ["parts", "template"])]
+        request: bool,
         /// Render this PromptPoet template (YAML + Jinja2) and truncate its parts.
         #[arg(long, value_name = "TEMPLATE", conflicts_with = "file")]
         template: Option<String>,
@@ -118,6 +122,19 @@ enum Command {
         data: Option<String>,
         #[arg(required_unless_present = "template")]
         file: Option<String>,
+    },
+    /// Print a share link holding the whole document in its fragment
+    /// (`BASE/doc#d=…`: raw DEFLATE, base64url; browsers never send the
+    /// fragment to a server). With --decode, FILE is a link (or its
+    /// fragment) and the document it holds is printed.
+    Share {
+        /// The app's address the link opens (the link is BASE/doc#d=…).
+        #[arg(long, default_value = "http://127.0.0.1:8080")]
+        base: String,
+        /// Read a link back to its document.
+        #[arg(long)]
+        decode: bool,
+        file: String,
     },
     /// Render a PromptPoet template (YAML + Jinja2) as prompt-poet 0.0.52 does:
     /// `{"parts","string","messages"}`, or with `--envelope` an envelope.
@@ -254,10 +271,12 @@ fn main() -> ExitCode {
         Command::Truncate { limit, step, parts: true, file: Some(file), .. } => {
             budget::truncate_parts(&file, limit, step).map(Done::from)
         }
-        Command::Truncate { limit, step, file: Some(file), .. } => {
-            budget::truncate_envelope(&file, limit.unwrap_or(-1), step.unwrap_or(1)).map(Done::from)
+        Command::Truncate { limit, step, request, file: Some(file), .. } => {
+            budget::truncate_envelope(&file, limit.unwrap_or(-1), step.unwrap_or(1), request).map(Done::from)
         }
         Command::Truncate { .. } => Err(Failure::input("error: give a FILE or --template TEMPLATE")),
+        Command::Share { base, decode: false, file } => share(&file, &base),
+        Command::Share { decode: true, file, .. } => unshare(&file),
         Command::Render { data, envelope, template } => template::render(&template, data.as_deref(), envelope),
     };
     let (stdout, stderr, code) = match outcome {
@@ -333,6 +352,33 @@ fn validate(files: &[String]) -> Outcome {
     } else {
         // Warnings are not failures: they go to stderr and the command succeeds.
         Ok(Done { stderr: lines, ..Done::default() })
+    }
+}
+
+/// `pep share FILE`: the file's exact text (validated first) as a link.
+fn share(file: &str, base: &str) -> Outcome {
+    let bytes = read(file)?;
+    let loaded = parse_bytes(&bytes)
+        .map_err(|errors| Failure { lines: errors.iter().map(|d| line(file, d)).collect(), code: 1 })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let fragment = envelope::share::encode(&text).map_err(|d| Failure::input(line(file, &d)))?;
+    let base = format!("{}/doc", base.trim_end_matches('/'));
+    Ok(Done {
+        stdout: envelope::share::link(&base, &fragment) + "\n",
+        stderr: warning_lines(file, &loaded.warnings),
+        code: 0,
+    })
+}
+
+/// `pep share --decode LINK`: the document a link holds.
+fn unshare(link: &str) -> Outcome {
+    let fragment = link.split_once('#').map_or(link, |(_, f)| f);
+    match envelope::share::decode(fragment) {
+        Ok(Some(text)) => Ok(Done::from(if text.ends_with('\n') { text } else { text + "\n" })),
+        Ok(None) => {
+            Err(Failure::input("link: error: #d: the link holds no document (no d= in its fragment) [share-link]"))
+        }
+        Err(d) => Err(Failure::input(line("link", &d))),
     }
 }
 

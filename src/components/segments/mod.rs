@@ -36,6 +36,14 @@ pub fn SegmentView(
     /// Where it stands (for call pairing).
     at: At,
 ) -> impl IntoView {
+    // Edit mode shows the editable values as fields (a toggle, not an edit).
+    if let Some(editing) = use_context::<crate::edit::Editing>() {
+        if editing.on.get_untracked() {
+            if let Some(v) = crate::components::editor::segment_editor(&segment, at) {
+                return v;
+            }
+        }
+    }
     match segment {
         Segment::Text(s) => view! { <TextSegment segment=s/> }.into_any(),
         Segment::StaticVar(s) => view! { <StaticVarSegment segment=s/> }.into_any(),

@@ -1,0 +1,70 @@
+//! Share links on the page: "Copy link" compresses the document with the
+//! browser's `CompressionStream("deflate-raw")` and frames it with the
+//! core's `envelope::share` (`/doc#d=…`); opening such a link inflates it
+//! (stopping at `share::MAX_TEXT_BYTES`) and opens the document as the
+//! user's own, as "Open…" does. The fragment never reaches a server.
+
+use std::sync::Arc;
+
+use envelope::share;
+use envelope::{Diagnostic, Rule};
+use leptos::prelude::*;
+
+use crate::browser;
+use crate::doc::{Doc, Source};
+use crate::router::href;
+use crate::state::{LoadFailure, Session};
+
+/// The link for `doc`, or why there is none (too large, no compressor).
+pub async fn link_for(doc: &Doc) -> Result<(String, usize), String> {
+    let text = doc.raw_text();
+    let deflated = browser::transform_stream(text.as_bytes(), true, "deflate-raw", usize::MAX)
+        .await
+        .map_err(|e| format!("the document could not be compressed: {e}"))?;
+    let fragment = share::fragment(&deflated).map_err(|d| d.message)?;
+    let chars = fragment.len();
+    Ok((share::link(&format!("{}{}", browser::origin(), href("/doc")), &fragment), chars))
+}
+
+/// The name a shared document is saved under.
+pub const SHARED_NAME: &str = "shared-link.json";
+
+/// Opens the document a `#d=` fragment holds, if it holds one: true when
+/// it did (loaded or failed with its error shown), false for an ordinary
+/// anchor. The fragment is removed from the address once read (the
+/// document is then saved like an opened one; a reload shows it, not the
+/// link's version again).
+pub fn open_fragment(session: Session, fragment: &str) -> bool {
+    let fail = move |d: Diagnostic| {
+        session.load_failure.set(Some(LoadFailure { source: "Shared link".into(), errors: vec![d], engine: None }));
+    };
+    let deflated = match share::data(fragment) {
+        Ok(None) => return false,
+        Ok(Some(d)) => d,
+        Err(d) => {
+            browser::replace_hash("");
+            fail(d);
+            return true;
+        }
+    };
+    browser::replace_hash("");
+    leptos::task::spawn_local(async move {
+        let inflated = browser::transform_stream(&deflated, false, "deflate-raw", share::MAX_TEXT_BYTES).await;
+        let text = match inflated {
+            Ok(bytes) => share::text(bytes),
+            Err(e) => Err(Diagnostic::new(
+                Rule::ShareLink,
+                "#d",
+                format!("the link is damaged or too large: its data does not inflate ({e}); was the link cut?"),
+            )),
+        };
+        match text {
+            Ok(text) => {
+                let bytes: Arc<[u8]> = text.into_bytes().into();
+                session.open_user_document(Source::File(SHARED_NAME.into()), bytes).await;
+            }
+            Err(d) => fail(d),
+        }
+    });
+    true
+}
