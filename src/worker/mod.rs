@@ -1,7 +1,8 @@
 //! The engine worker, from the page's side: spawned on first use (so the
 //! first page load fetches none of it), asked with postMessage, answered
 //! without blocking the page. One typed async function per operation, in a
-//! module each: [`tokens::encode`], [`import::import`], [`export::export`].
+//! module each: [`tokens::encode`], [`import::import`], [`export::export`],
+//! [`lint::lint`], [`diff::diff`], [`render::render`].
 //! The protocol is documented in the worker crate (`pep_token_worker`),
 //! whose types the JSON operations share.
 //!
@@ -9,8 +10,11 @@
 //! message (the views show it with "Try again") and is forgotten: the next
 //! request starts a fresh one. Nothing waits forever on a dead worker.
 
+pub mod diff;
 pub mod export;
 pub mod import;
+pub mod lint;
+pub mod render;
 pub mod tokens;
 
 use std::cell::RefCell;
