@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::budget::Budget;
+use crate::components::checks::Checks;
 use crate::components::conversation::Conversation;
 use crate::components::loader::{
     drag_has_files, on_drop, ImportProgress, ImportedFrom, LoadErrors, Notices, OpenButton, PasteButton, Warnings,
@@ -198,6 +199,7 @@ fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     provide_context(Expansion::new());
     provide_context(Navigator::new());
     provide_context(Budget::new(doc));
+    Checks::new(doc);
     let split = prefs.split;
     // The Markdown module loads after the first paint of a document.
     Effect::new(move |_| {

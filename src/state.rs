@@ -232,6 +232,7 @@ pub enum Tab {
     Openai,
     Raw,
     Budget,
+    Checks,
 }
 
 /// UI preferences, persisted.
@@ -246,11 +247,19 @@ pub struct PrefsData {
     /// The export tab's format (`Target::code`); an unknown one reads as
     /// OpenAI Chat.
     pub export: String,
+    /// The Checks tab's settings (`pep.toml`'s top level).
+    pub checks: crate::worker::lint::Settings,
 }
 
 impl Default for PrefsData {
     fn default() -> Self {
-        PrefsData { theme: None, split: 58.0, tab: Tab::Openai, export: Target::OpenaiChat.code().into() }
+        PrefsData {
+            theme: None,
+            split: 58.0,
+            tab: Tab::Openai,
+            export: Target::OpenaiChat.code().into(),
+            checks: Default::default(),
+        }
     }
 }
 
@@ -262,6 +271,8 @@ pub struct Prefs {
     pub tab: RwSignal<Tab>,
     /// The format the export tab shows, copies and downloads.
     pub export: RwSignal<Target>,
+    /// The Checks tab's settings.
+    pub checks: RwSignal<crate::worker::lint::Settings>,
 }
 
 impl Prefs {
@@ -280,6 +291,7 @@ impl Prefs {
             split: RwSignal::new(data.split.clamp(20.0, 80.0)),
             tab: RwSignal::new(data.tab),
             export: RwSignal::new(Target::from_code(&data.export).unwrap_or(Target::OpenaiChat)),
+            checks: RwSignal::new(data.checks),
         };
         // Saved on every change; a failure is reported once, not once per
         // change (dragging the divider changes `split` on every pointer move).
@@ -292,6 +304,7 @@ impl Prefs {
                 split: prefs.split.get(),
                 tab: prefs.tab.get(),
                 export: prefs.export.get().code().into(),
+                checks: prefs.checks.get(),
             };
             match browser::save(PREFS_KEY, &data) {
                 Ok(()) => failing.set_value(false),
@@ -457,6 +470,13 @@ mod tests {
         assert_eq!(old.export, "openai");
         let new: PrefsData = serde_json::from_str(r#"{"tab":"openai","export":"curl-anthropic"}"#).unwrap();
         assert_eq!(Target::from_code(&new.export), Some(Target::CurlAnthropic));
+        assert_eq!(new.checks, Default::default(), "preferences from before the Checks tab");
+        let with: PrefsData =
+            serde_json::from_str(r#"{"tab":"checks","checks":{"sensitive_words":["acme"],"max_tokens":900}}"#).unwrap();
+        assert_eq!(
+            (with.tab, with.checks.sensitive_words.as_slice(), with.checks.max_tokens),
+            (Tab::Checks, &["acme".to_string()][..], Some(900))
+        );
     }
 
     #[test]

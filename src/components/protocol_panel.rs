@@ -1,6 +1,6 @@
 //! The protocol panel: the export (OpenAI Chat, made here; OpenAI Responses,
 //! Anthropic and cURL, made by the engine on demand) and the raw envelope,
-//! live, with copy and download; and the Budget tab.
+//! live, with copy and download; the Budget tab; and the Checks tab.
 
 use std::sync::Arc;
 
@@ -14,6 +14,7 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::components::budget::BudgetPanel;
+use crate::components::checks::{ChecksBadge, ChecksPanel};
 use crate::components::count;
 use crate::components::rich::json_line;
 use crate::doc::{Doc, Export};
@@ -140,8 +141,14 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                     {tab_button(Tab::Openai, "Export", "tab-openai")}
                     {tab_button(Tab::Raw, "Raw protocol", "tab-raw")}
                     {tab_button(Tab::Budget, "Budget", "tab-budget")}
+                    <button type="button" role="tab" class="tab" data-testid="tab-checks"
+                        title="pep lint's checks: budget, secrets, sensitive words, variables, cache, tools, waste"
+                        aria-selected=move || (tab.get() == Tab::Checks).to_string()
+                        on:click=move |_| { tab.set(Tab::Checks); status.set(None); }>
+                        "Checks"<ChecksBadge/>
+                    </button>
                 </div>
-                <Show when=move || tab.get() != Tab::Budget>
+                <Show when=move || !matches!(tab.get(), Tab::Budget | Tab::Checks)>
                     <div class="actions">
                         <Show when=move || tab.get() == Tab::Openai>
                             <label class="export-format">
@@ -168,6 +175,7 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             })}
             {move || match tab.get() {
                 Tab::Budget => view! { <BudgetPanel/> }.into_any(),
+                Tab::Checks => view! { <ChecksPanel/> }.into_any(),
                 _ if !ready.get() => view! { <p class="muted pad">"Preparing the JSON…"</p> }.into_any(),
                 Tab::Raw => match doc.get() {
                     Some(d) => view! { <JsonView text=d.raw_text()/> }.into_any(),

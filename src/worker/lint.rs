@@ -11,3 +11,8 @@ use pep_token_worker::lint::{Request, OP};
 pub async fn lint(envelope: String, settings: Settings) -> Result<Reply, String> {
     super::call_json(OP, &Request { envelope, settings }).await
 }
+
+/// [`lint`], with the time the checks took in the engine (ms).
+pub async fn lint_timed(envelope: String, settings: Settings) -> Result<(Reply, f64), String> {
+    super::call_json_timed(OP, &Request { envelope, settings }).await
+}

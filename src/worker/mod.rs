@@ -171,6 +171,14 @@ pub async fn call_json<Q: serde::Serialize, R: serde::de::DeserializeOwned>(
     op: &str,
     request: &Q,
 ) -> Result<R, String> {
+    call_json_timed(op, request).await.map(|(r, _)| r)
+}
+
+/// [`call_json`], with the time the operation took in the worker (ms).
+pub async fn call_json_timed<Q: serde::Serialize, R: serde::de::DeserializeOwned>(
+    op: &str,
+    request: &Q,
+) -> Result<(R, f64), String> {
     let text = serde_json::to_string(request).map_err(|e| format!("the request could not be written: {e}"))?;
     let message = Object::new();
     set(&message, "op", &JsValue::from_str(op));
@@ -179,7 +187,14 @@ pub async fn call_json<Q: serde::Serialize, R: serde::de::DeserializeOwned>(
     let reply = get(&data, "reply")
         .as_string()
         .ok_or_else(|| format!("the engine worker answered `{op}` without a reply (is it older than the page?)"))?;
-    read_reply(op, &reply)
+    let ms = get(&data, "ms").as_f64().unwrap_or(0.0);
+    Ok((read_reply(op, &reply)?, ms))
+}
+
+/// Whether the engine is started (a view may then use it without making
+/// the page load it).
+pub fn is_started() -> bool {
+    CLIENT.with(|c| c.borrow().is_some())
 }
 
 /// A reply's JSON text as its type; a reply that does not fit is an error
