@@ -3,6 +3,7 @@
 
 pub mod budget;
 pub mod checks;
+pub mod compare;
 pub mod conversation;
 pub mod icons;
 pub mod loader;
@@ -11,6 +12,7 @@ pub mod protocol_panel;
 pub mod rich;
 pub mod segments;
 pub mod settings;
+pub mod template;
 
 /// `1 item`, `3 items`: a count with its noun (plural by adding `s`).
 pub fn count(n: usize, noun: &str) -> String {

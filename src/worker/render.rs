@@ -11,3 +11,8 @@ use pep_token_worker::render::{Request, OP};
 pub async fn render(template: String, data: String) -> Result<Reply, String> {
     super::call_json(OP, &Request { template, data }).await
 }
+
+/// [`render`], with the time the render took in the engine (ms).
+pub async fn render_timed(template: String, data: String) -> Result<(Reply, f64), String> {
+    super::call_json_timed(OP, &Request { template, data }).await
+}

@@ -868,6 +868,91 @@ test('100,000 segments (10,000 messages, and all in one message) open, scroll an
   }
 });
 
+// ---- Checks, Compare, Template ----
+
+/** Opens the Checks tab and waits for the engine's findings. */
+async function openChecks(page, timeout = 60000) {
+  await page.getByTestId('tab-checks').click();
+  await page.getByTestId('checks-summary').waitFor({ timeout });
+}
+
+/** The engine's time for the checks, from the tab ("Checked in N ms"). */
+async function checksMs(page) {
+  const t = await page.getByTestId('checks-time').textContent();
+  return Number(/Checked in (\d+) ms/.exec(t)[1]);
+}
+
+test('Checks: a sensitive word set in settings is found; clicking it reveals, opens and highlights the segment; settings survive a reload', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/f`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await openChecks(page);
+  const before = await page.locator('[data-testid=check-item][data-code=sensitive-word]').count();
+  assert.equal(before, 0, 'no sensitive words configured, none found');
+  const badge = Number(await page.getByTestId('checks-count').textContent());
+  assert.equal(badge, await page.getByTestId('check-item').count(), 'the badge counts the findings');
+  // "replicaset" is only in message 7's collapsed long_text (kubectl output).
+  await page.getByTestId('checks-settings').locator('summary').click();
+  await page.getByTestId('checks-sensitive-words').fill('ReplicaSet, nothing-like-this');
+  await page.getByTestId('checks-sensitive-words').press('Enter');
+  const hit = page.locator('[data-testid=check-item][data-code=sensitive-word]').first();
+  await hit.waitFor({ timeout: 30000 });
+  assert.equal(await hit.getAttribute('data-message'), '7');
+  assert.equal(await hit.getAttribute('data-segment'), '1');
+  assert.equal(Number(await page.getByTestId('checks-count').textContent()), badge + await page.locator('[data-testid=check-item][data-code=sensitive-word]').count());
+  // Scroll the conversation to its end, so the segment is far out of view, then click the finding.
+  const sel = '[data-message-id="f-u4"] .seg-slot[data-seg="1"]';
+  await page.evaluate(() => { const p = document.querySelector('.pane.left'); p.scrollTop = p.scrollHeight; });
+  await page.locator('[data-message-id="f-a21"]').waitFor();
+  await page.waitForTimeout(200);
+  assert.ok(!(await inView(page, sel)), 'out of view before the click');
+  await hit.click();
+  await page.locator(`${sel}.flash`).waitFor({ timeout: 5000 });
+  assert.ok(await inView(page, sel), 'scrolled into view');
+  assert.equal(await page.locator(`${sel} [aria-expanded]`).first().getAttribute('aria-expanded'), 'true', 'opened');
+  await page.locator(`${sel}.flash`).waitFor({ state: 'detached', timeout: 5000 });
+  // A budget: over it is an error, in the error group.
+  await page.getByTestId('checks-max-tokens').fill('1000');
+  await page.getByTestId('checks-max-tokens').press('Enter');
+  await page.locator('[data-testid=checks-error] [data-code=token-budget]').waitFor({ timeout: 30000 });
+  // Bad input is refused where it was typed, and changes nothing.
+  await page.getByTestId('checks-segment-share').fill('250');
+  await page.getByTestId('checks-segment-share').press('Enter');
+  await page.getByTestId('checks-input-error').waitFor();
+  // Kept in preferences.
+  await page.reload();
+  await page.getByTestId('checks-summary').waitFor({ timeout: 60000 });
+  await page.getByTestId('checks-settings').locator('summary').click();
+  assert.equal(await page.getByTestId('checks-sensitive-words').inputValue(), 'ReplicaSet, nothing-like-this');
+  assert.equal(await page.getByTestId('checks-max-tokens').inputValue(), '1000');
+  await page.locator('[data-testid=check-item][data-code=sensitive-word]').first().waitFor();
+  // A finding's text is the engine's, as text: the secret rule masks what it found.
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('Checks: lint time in the engine for the six demos and the 20,000-segment envelope', async (browser) => {
+  const { context, page } = await newPage(browser);
+  const times = {};
+  for (const d of DEMOS) {
+    await page.goto(`${BASE}/demo/${d}`);
+    await page.locator('[data-message-id]').first().waitFor();
+    if (d === 'a') await openChecks(page); else await page.getByTestId('checks-summary').waitFor({ timeout: 60000 });
+    times[d] = await checksMs(page);
+  }
+  const file = input('big-20000.envelope.json', () => bigEnvelope());
+  await openFile(page, file, 120000);
+  const t0 = Date.now();
+  await page.getByTestId('checks-summary').waitFor({ timeout: 120000 });
+  times.big = await checksMs(page);
+  times.bigWall = Date.now() - t0;
+  console.log(`     lint ms (engine): ${JSON.stringify(times)}`);
+  for (const d of DEMOS) assert.ok(times[d] < 2000, `demo ${d}: ${times[d]} ms`);
+  assert.ok(times.big < 60000, `20,000 segments: ${times.big} ms`);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('screenshots of demos A–F, light and dark', async (browser) => {
   mkdirSync(shotDir, { recursive: true });
   for (const scheme of ['light', 'dark']) {
