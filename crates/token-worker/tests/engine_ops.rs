@@ -202,15 +202,20 @@ fn render_errors_say_where() {
 
 #[test]
 fn template_text_cannot_reach_outside_the_sandbox() {
-    for t in [
-        "{% include '/etc/passwd' %}",
-        "{% import 'x.j2' as x %}",
-        "- content: \"{{ ''.__class__ }}\"\n",
-        "{% for i in range(100000000) %}{% endfor %}",
-    ] {
-        let r = render_t(t, "{}");
-        if let render::Reply::Rendered { envelope, .. } = &r {
-            assert!(!envelope.contains("root:"), "{t}: {envelope}");
+    // No loader: including or importing another file is an error, not a read.
+    for t in ["{% include '/etc/passwd' %}", "{% import 'x.j2' as x %}", "{% extends '/etc/hosts' %}"] {
+        match render_t(t, "{}") {
+            render::Reply::Failed { failure, .. } => assert_eq!(failure.source, "template", "{t}"),
+            r => panic!("{t}: {r:?}"),
         }
     }
+    // Python internals are not reachable; an endless loop runs out of fuel.
+    let r = render_t("- content: \"{{ ''.__class__.__mro__ }}\"\n", "{}");
+    if let render::Reply::Rendered { envelope, .. } = &r {
+        assert!(!envelope.contains("object"), "{envelope}");
+    }
+    let t0 = std::time::Instant::now();
+    let r = render_t("{% for i in range(100000000) %}{% for j in range(100000000) %}x{% endfor %}{% endfor %}", "{}");
+    assert!(matches!(r, render::Reply::Failed { .. }), "{r:?}");
+    assert!(t0.elapsed().as_secs() < 30, "bounded");
 }
