@@ -60,20 +60,32 @@ impl Checks {
         let prefs = Prefs::expect();
         let checks = Checks { state: RwSignal::new(Linting::Idle), retry: RwSignal::new(0) };
         let asked = StoredValue::new(0u64);
-        Effect::new(move |_| {
-            checks.retry.track();
+        // The document (by address) and settings of the current result or
+        // run: showing the tab again does not run the checks again.
+        let done_for = StoredValue::new(None::<(std::sync::Weak<Doc>, Settings)>);
+        Effect::new(move |retried: Option<u32>| {
+            let retry = checks.retry.get();
             let settings = prefs.checks.get();
             let shown = prefs.tab.get() == Tab::Checks;
             let Some(d) = doc.get() else {
+                done_for.set_value(None);
                 checks.state.set(Linting::Idle);
-                return;
+                return retry;
             };
+            let same = done_for.with_value(|k| {
+                k.as_ref().is_some_and(|(w, s)| w.upgrade().is_some_and(|w| Arc::ptr_eq(&w, &d)) && *s == settings)
+            });
+            if retried == Some(retry) && same {
+                return retry;
+            }
             let seq = asked.get_value() + 1;
             asked.set_value(seq);
             if !shown && !worker::is_started() {
+                done_for.set_value(None);
                 checks.state.set(Linting::Idle);
-                return;
+                return retry;
             }
+            done_for.set_value(Some((Arc::downgrade(&d), settings.clone())));
             checks.state.set(Linting::Running);
             leptos::task::spawn_local(async move {
                 let r = worker::lint::lint_timed(d.raw_text().to_string(), settings).await;
@@ -85,9 +97,13 @@ impl Checks {
                         Linting::Done(Arc::new(Linted { findings, ms, tokens }))
                     }
                     Ok((Reply::BadSettings { error }, _)) => Linting::BadSettings(error),
-                    Err(e) => Linting::Failed(e),
+                    Err(e) => {
+                        done_for.try_set_value(None);
+                        Linting::Failed(e)
+                    }
                 });
             });
+            retry
         });
         provide_context(checks);
         checks
