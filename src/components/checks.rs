@@ -17,7 +17,9 @@ use envelope::calls::At;
 use envelope::Severity;
 use leptos::prelude::*;
 
+use crate::components::budget::fmt_int;
 use crate::components::count;
+use crate::components::dom::{el, Static, E};
 use crate::doc::Doc;
 use crate::nav::Navigator;
 use crate::state::{Prefs, Tab};
@@ -225,7 +227,7 @@ pub fn ChecksPanel() -> impl IntoView {
                     <p class="notice error pad" data-testid="checks-settings-error" role="alert">{format!("The settings are refused: {e}")}</p>
                 }.into_any(),
                 Linting::Failed(e) => view! {
-                    <div class="notice error pad" data-testid="checks-error" role="alert">
+                    <div class="notice error pad" data-testid="checks-failed" role="alert">
                         <p>{format!("The checks could not run: {e}")}</p>
                         <button type="button" class="btn small" data-testid="checks-retry"
                             on:click=move |_| checks.retry.update(|n| *n += 1)>"Try again"</button>
@@ -240,6 +242,29 @@ pub fn ChecksPanel() -> impl IntoView {
 #[component]
 fn Findings(linted: Arc<Linted>) -> impl IntoView {
     let nav = Navigator::expect();
+    // One listener for every finding (they are static elements).
+    let on_click = move |ev: web_sys::MouseEvent| {
+        use wasm_bindgen::JsCast;
+        let Some(item) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|t| t.closest("[data-testid=check-item]").ok().flatten())
+        else {
+            return;
+        };
+        let num = |k: &str| item.get_attribute(k).and_then(|v| v.parse::<usize>().ok());
+        match (num("data-message"), num("data-segment")) {
+            (Some(message), Some(segment)) => nav.reveal(At { message, segment }, true),
+            (Some(message), None) => nav.reveal_message(message),
+            _ => {}
+        }
+    };
+    let content: Box<dyn FnOnce() -> Vec<E>> = Box::new(move || findings(&linted));
+    view! { <div on:click=on_click><Static class="checks-findings" content/></div> }
+}
+
+/// The findings as static elements: the summary, then one group per severity.
+fn findings(linted: &Linted) -> Vec<E> {
     let (e, w, i) = Reply::counts(&linted.findings);
     let summary = if linted.findings.is_empty() {
         "No findings: every check passed.".to_string()
@@ -249,71 +274,51 @@ fn Findings(linted: Arc<Linted>) -> impl IntoView {
     let timing = format!(
         "Checked in {:.0} ms{}",
         linted.ms,
-        linted
-            .tokens
-            .map(|t| format!(" · {} tokens (o200k_base)", crate::components::budget::fmt_int(t)))
-            .unwrap_or_default()
+        linted.tokens.map(|t| format!(" · {} tokens (o200k_base)", fmt_int(t))).unwrap_or_default()
     );
-    let groups: Vec<AnyView> = [Severity::Error, Severity::Warning, Severity::Info]
-        .into_iter()
-        .filter_map(|sev| {
-            let items: Vec<&Finding> = linted.findings.iter().filter(|f| f.diagnostic.severity == sev).collect();
-            if items.is_empty() {
-                return None;
+    let mut out = vec![el("div")
+        .class("checks-summary pad")
+        .child(el("p").attr("data-testid", "checks-summary").text(&summary))
+        .child(el("p").class("muted small").attr("data-testid", "checks-time").text(&timing))];
+    for sev in [Severity::Error, Severity::Warning, Severity::Info] {
+        let items: Vec<&Finding> = linted.findings.iter().filter(|f| f.diagnostic.severity == sev).collect();
+        if items.is_empty() {
+            continue;
+        }
+        let (title, class) = severity_label(sev);
+        let rows = items.iter().map(|f| {
+            let target = f.location.message.is_some();
+            let line = f.location.line.map(|l| format!(" · line {l}:{}", f.location.column.unwrap_or(1)));
+            let mut button = el("button")
+                .class("check-item")
+                .attr("type", "button")
+                .attr("data-testid", "check-item")
+                .attr("data-code", f.diagnostic.code())
+                .attr_opt("data-message", f.location.message.map(|m| m.to_string()))
+                .attr_opt("data-segment", f.location.segment.map(|s| s.to_string()))
+                .attr("title", if target { "Show it in the conversation" } else { "About the whole document" })
+                .leaf("code", "rule-code", f.diagnostic.code())
+                .leaf("span", "check-msg", &f.diagnostic.message)
+                .leaf("span", "check-where muted", &format!("{}{}", place(f), line.unwrap_or_default()));
+            if !target {
+                button = button.attr("disabled", "");
             }
-            let (title, class) = severity_label(sev);
-            let rows: Vec<AnyView> = items
-                .into_iter()
-                .map(|f| {
-                    let target = match (f.location.message, f.location.segment) {
-                        (Some(message), Some(segment)) => Some((message, Some(segment))),
-                        (Some(message), None) => Some((message, None)),
-                        _ => None,
-                    };
-                    let go = move |_| match target {
-                        Some((message, Some(segment))) => nav.reveal(At { message, segment }, true),
-                        Some((message, None)) => nav.reveal_message(message),
-                        None => {}
-                    };
-                    let code = f.diagnostic.code();
-                    let line = f.location.line.map(|l| format!("line {l}:{}", f.location.column.unwrap_or(1)));
-                    view! {
-                        <li class=format!("check {class}")>
-                            <button type="button" class="check-item" data-testid="check-item" data-code=code
-                                data-message=f.location.message.map(|m| m.to_string())
-                                data-segment=f.location.segment.map(|s| s.to_string())
-                                disabled=target.is_none()
-                                title=if target.is_some() { "Show it in the conversation" } else { "About the whole document" }
-                                on:click=go>
-                                <code class="rule-code">{code}</code>
-                                <span class="check-msg">{f.diagnostic.message.clone()}</span>
-                                <span class="check-where muted">{place(f)}{line.map(|l| format!(" · {l}"))}</span>
-                            </button>
-                            {f.diagnostic.hint.clone().map(|h| view! { <p class="check-hint muted">{h}</p> })}
-                        </li>
-                    }
-                    .into_any()
-                })
-                .collect();
-            let n = rows.len();
-            Some(
-                view! {
-                    <section class=format!("check-group {class}") data-testid=format!("checks-{class}")>
-                        <h3>{title}" "<span class="muted">{format!("({n})")}</span></h3>
-                        <ul class="check-list">{rows}</ul>
-                    </section>
-                }
-                .into_any(),
-            )
-        })
-        .collect();
-    view! {
-        <div class="checks-summary pad">
-            <p data-testid="checks-summary">{summary}</p>
-            <p class="muted small" data-testid="checks-time">{timing}</p>
-        </div>
-        {groups}
+            let mut li = el("li").class(&format!("check {class}")).child(button);
+            if let Some(h) = &f.diagnostic.hint {
+                li = li.leaf("p", "check-hint muted", h);
+            }
+            li
+        });
+        let n = items.len();
+        out.push(
+            el("section")
+                .class(&format!("check-group {class}"))
+                .attr("data-testid", &format!("checks-{class}"))
+                .child(el("h3").text(title).text(" ").leaf("span", "muted", &format!("({n})")))
+                .child(el("ul").class("check-list").children(rows)),
+        );
     }
+    out
 }
 
 /// A change to the settings, or why the typed value is refused.

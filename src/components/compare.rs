@@ -12,10 +12,11 @@ use wasm_bindgen::JsCast;
 use crate::app::DEMOS;
 use crate::browser;
 use crate::components::budget::fmt_int;
+use crate::components::dom::{el, Static, E};
 use crate::router::href;
 use crate::state::Session;
 use crate::worker;
-use crate::worker::diff::{Comparison, Line, MessageDiff, Reply, SegmentDiff, Status};
+use crate::worker::diff::{Comparison, FieldChange, Line, MessageDiff, Reply, SegmentDiff, Status};
 
 /// Where one side's document comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -218,68 +219,71 @@ fn Picker(label: &'static str, testid: &'static str, pick: RwSignal<Pick>) -> im
 
 #[component]
 fn ComparisonView(c: Arc<Comparison>) -> impl IntoView {
+    let summary = c.clone();
+    let content: Box<dyn FnOnce() -> Vec<E>> = Box::new(move || comparison(&summary));
+    view! {
+        <Static class="compare-result" testid="compare-result" content/>
+    }
+}
+
+/// The comparison as static elements: the summary, the headings, one row
+/// per message (the cache break's marker row before its message).
+fn comparison(c: &Comparison) -> Vec<E> {
     let total = format!(
         "{} → {} tokens ({})",
         fmt_int(c.tokens_before),
         fmt_int(c.tokens_after),
         delta(c.tokens_before, c.tokens_after)
     );
-    let counts = {
-        let n = |s: Status| c.messages.iter().filter(|m| m.status == s).count();
-        format!(
-            "{} changed, {} added, {} removed, {} unchanged messages",
-            n(Status::Changed),
-            n(Status::Added),
-            n(Status::Removed),
-            n(Status::Unchanged)
+    let n = |s: Status| c.messages.iter().filter(|m| m.status == s).count();
+    let counts = format!(
+        "{} changed, {} added, {} removed, {} unchanged messages",
+        n(Status::Changed),
+        n(Status::Added),
+        n(Status::Removed),
+        n(Status::Unchanged)
+    );
+    let at = break_row(c);
+    let mut summary = el("div")
+        .class("compare-summary")
+        .child(
+            el("p")
+                .attr("data-testid", "compare-sentence")
+                .child(el("strong").text(if c.equal { "Equal. " } else { "" }))
+                .text(&c.sentence),
         )
-    };
-    let at = break_row(&c);
-    let sentence = c.sentence.clone();
-    let fields: Vec<AnyView> = c.fields.iter().map(|f| field_change(&f.path, &f.before, &f.after)).collect();
-    let rows: Vec<AnyView> = c
-        .messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let marker = (at == Some(i)).then(|| {
-                let where_ = if c.cache.model_changed {
-                    "the model changed".to_string()
-                } else if c.cache.in_tools {
-                    "in the tool declarations".to_string()
-                } else {
-                    match c.cache.segment {
-                        Some(s) => format!("at segment {} of this message", s + 1),
-                        None => "in this message".to_string(),
-                    }
-                };
-                let text = format!(
-                    "Cache break: the first {} of {} tokens are reusable ({where_})",
-                    fmt_int(c.cache.reusable),
-                    fmt_int(c.cache.total)
-                );
-                let (t1, t2, t3) = (text.clone(), text.clone(), text.clone());
-                view! {
-                    <div class="break-row">
-                        <div class="cache-break" data-testid="cache-break-before" title=t1>"✂ "{t2}</div>
-                        <div class="cache-break" data-testid="cache-break-after" title=t3>"✂ "{text}</div>
-                    </div>
-                }
-            });
-            view! { {marker}<MessageRow m=m.clone() breaks=at == Some(i) break_segment=c.cache.segment/> }.into_any()
-        })
-        .collect();
-    view! {
-        <section class="compare-result" data-testid="compare-result">
-            <div class="compare-summary">
-                <p data-testid="compare-sentence"><strong>{if c.equal { "Equal. ".to_string() } else { String::new() }}</strong>{sentence}</p>
-                <p class="muted" data-testid="compare-tokens">{total}" · "{counts}</p>
-                {(!fields.is_empty()).then(|| view! { <ul class="compare-fields">{fields}</ul> })}
-            </div>
-            <div class="compare-heads"><div>"Before"</div><div>"After"</div></div>
-            <div class="compare-rows">{rows}</div>
-        </section>
+        .child(el("p").class("muted").attr("data-testid", "compare-tokens").text(&format!("{total} · {counts}")));
+    if !c.fields.is_empty() {
+        summary = summary.child(fields(&c.fields));
     }
+    let heads = el("div").class("compare-heads").leaf("div", "", "Before").leaf("div", "", "After");
+    let mut rows = el("div").class("compare-rows");
+    for (i, m) in c.messages.iter().enumerate() {
+        if at == Some(i) {
+            let where_ = if c.cache.model_changed {
+                "the model changed".to_string()
+            } else if c.cache.in_tools {
+                "in the tool declarations".to_string()
+            } else {
+                match c.cache.segment {
+                    Some(s) => format!("at segment {} of this message", s + 1),
+                    None => "in this message".to_string(),
+                }
+            };
+            let text = format!(
+                "✂ Cache break: the first {} of {} tokens are reusable ({where_})",
+                fmt_int(c.cache.reusable),
+                fmt_int(c.cache.total)
+            );
+            let marker =
+                |id: &str| el("div").class("cache-break").attr("data-testid", id).attr("title", &text).text(&text);
+            rows = rows.child(
+                el("div").class("break-row").child(marker("cache-break-before")).child(marker("cache-break-after")),
+            );
+        }
+        rows = rows.child(message_row(m, at == Some(i), c.cache.segment));
+    }
+    vec![summary, heads, rows]
 }
 
 fn short(v: &Option<serde_json::Value>) -> String {
@@ -296,106 +300,104 @@ fn short(v: &Option<serde_json::Value>) -> String {
     }
 }
 
-fn field_change(path: &str, before: &Option<serde_json::Value>, after: &Option<serde_json::Value>) -> AnyView {
-    view! {
-        <li class="field-change"><code>{path.to_string()}</code>": "<del>{short(before)}</del>" → "<ins>{short(after)}</ins></li>
-    }
-    .into_any()
+fn fields(changes: &[FieldChange]) -> E {
+    el("ul").class("compare-fields").children(changes.iter().map(|f| {
+        el("li")
+            .class("field-change")
+            .leaf("code", "", &f.path)
+            .text(": ")
+            .leaf("del", "", &short(&f.before))
+            .text(" → ")
+            .leaf("ins", "", &short(&f.after))
+    }))
 }
 
-#[component]
-fn MessageRow(m: MessageDiff, breaks: bool, break_segment: Option<usize>) -> impl IntoView {
-    let status = match m.status {
+fn status_name(s: Status) -> &'static str {
+    match s {
         Status::Unchanged => "unchanged",
         Status::Changed => "changed",
         Status::Added => "added",
         Status::Removed => "removed",
-    };
-    let head = |index: Option<usize>, id: &str, tokens: Option<u64>, other: Option<u64>| {
-        index.map(|i| {
-            let d = match (tokens, other) {
-                (Some(t), Some(o)) if t != o => format!(" ({})", delta(o, t)),
-                _ => String::new(),
-            };
-            view! {
-                <div class="cmp-head">
-                    <span class=format!("role role-{}", m.role)>{m.role.clone()}</span>
-                    <code class="cmp-id">{id.to_string()}</code>
-                    <span class="muted">{format!("#{}", i + 1)}</span>
-                    <span class="cmp-tokens tok">{tokens.map(|t| format!("{} tokens", fmt_int(t))).unwrap_or_default()}{d}</span>
-                </div>
-            }
-        })
-    };
-    let left_id = m.previous_id.clone().unwrap_or_else(|| m.id.clone());
-    let left_head = head(m.before, &left_id, m.tokens_before, None);
-    let right_head = head(m.after, &m.id, m.tokens_after, m.tokens_before);
-    let segs = |side_after: bool| -> Vec<AnyView> {
-        m.segments
-            .iter()
-            .filter(|s| if side_after { s.after.is_some() } else { s.before.is_some() })
-            .map(|s| segment_side(s, side_after, breaks && side_after && s.after == break_segment))
-            .collect()
-    };
-    let fields: Vec<AnyView> = m.fields.iter().map(|f| field_change(&f.path, &f.before, &f.after)).collect();
-    let (left, right) = (segs(false), segs(true));
-    let has_fields = !fields.is_empty();
-    view! {
-        <div class=format!("cmp-row {status}") data-testid="compare-row" data-status=status
-            data-before=m.before.map(|b| b.to_string()) data-after=m.after.map(|a| a.to_string())>
-            <div class="cmp-side before" class:empty=m.before.is_none()>
-                {left_head}
-                {m.before.is_some().then_some(left)}
-            </div>
-            <div class="cmp-side after" class:empty=m.after.is_none()>
-                {right_head}
-                {m.after.is_some().then_some(right)}
-                {has_fields.then(|| view! { <ul class="compare-fields">{fields}</ul> })}
-            </div>
-        </div>
     }
+}
+
+fn message_row(m: &MessageDiff, breaks: bool, break_segment: Option<usize>) -> E {
+    let status = status_name(m.status);
+    let head = |index: usize, id: &str, tokens: Option<u64>, other: Option<u64>| {
+        let d = match (tokens, other) {
+            (Some(t), Some(o)) if t != o => format!(" ({})", delta(o, t)),
+            _ => String::new(),
+        };
+        el("div")
+            .class("cmp-head")
+            .leaf("span", &format!("role role-{}", m.role), &m.role)
+            .leaf("code", "cmp-id", id)
+            .leaf("span", "muted", &format!("#{}", index + 1))
+            .leaf(
+                "span",
+                "cmp-tokens tok",
+                &format!("{}{d}", tokens.map(|t| format!("{} tokens", fmt_int(t))).unwrap_or_default()),
+            )
+    };
+    let side = |after: bool| {
+        let index = if after { m.after } else { m.before };
+        let mut e = el("div").class(&format!(
+            "cmp-side {}{}",
+            if after { "after" } else { "before" },
+            if index.is_none() { " empty" } else { "" }
+        ));
+        if let Some(i) = index {
+            let id = if after { m.id.clone() } else { m.previous_id.clone().unwrap_or_else(|| m.id.clone()) };
+            let (tokens, other) = if after { (m.tokens_after, m.tokens_before) } else { (m.tokens_before, None) };
+            e = e.child(head(i, &id, tokens, other));
+            for s in m.segments.iter().filter(|s| if after { s.after.is_some() } else { s.before.is_some() }) {
+                e = e.child(segment_side(s, after, breaks && after && s.after == break_segment));
+            }
+            if after && !m.fields.is_empty() {
+                e = e.child(fields(&m.fields));
+            }
+        }
+        e
+    };
+    el("div")
+        .class(&format!("cmp-row {status}"))
+        .attr("data-testid", "compare-row")
+        .attr("data-status", status)
+        .attr_opt("data-before", m.before.map(|b| b.to_string()))
+        .attr_opt("data-after", m.after.map(|a| a.to_string()))
+        .child(side(false))
+        .child(side(true))
 }
 
 /// One side of a changed, added or removed segment: its kind and, for
 /// changed text, the hunks with this side's lines (deleted lines on the
 /// left, inserted ones on the right, marked).
-fn segment_side(s: &SegmentDiff, after: bool, at_break: bool) -> AnyView {
+fn segment_side(s: &SegmentDiff, after: bool, at_break: bool) -> E {
     let index = if after { s.after } else { s.before }.unwrap_or(0);
-    let status = match s.status {
-        Status::Added => "added",
-        Status::Removed => "removed",
-        Status::Changed => "changed",
-        Status::Unchanged => "unchanged",
-    };
-    let hunks: Vec<AnyView> = s
-        .text
-        .iter()
-        .map(|hunk| {
-            let lines: Vec<AnyView> = hunk
-                .iter()
-                .filter(|l| l.tag == "equal" || (after && l.tag == "insert") || (!after && l.tag == "delete"))
-                .map(line_view)
-                .collect();
-            view! { <pre class="cmp-hunk">{lines}</pre> }.into_any()
-        })
-        .collect();
-    let fields: Vec<AnyView> = s.fields.iter().map(|f| field_change(&f.path, &f.before, &f.after)).collect();
-    view! {
-        <div class=format!("cmp-seg {status}") class:at-break=at_break data-testid="compare-segment">
-            <div class="cmp-seg-head muted">{format!("segment {} · {} · {status}", index + 1, s.kind)}</div>
-            {hunks}
-            {(!fields.is_empty() && s.text.is_empty()).then(|| view! { <ul class="compare-fields">{fields}</ul> })}
-        </div>
+    let status = status_name(s.status);
+    let mut e = el("div")
+        .class(&format!("cmp-seg {status}{}", if at_break { " at-break" } else { "" }))
+        .attr("data-testid", "compare-segment")
+        .leaf("div", "cmp-seg-head muted", &format!("segment {} · {} · {status}", index + 1, s.kind));
+    for hunk in &s.text {
+        let lines = hunk
+            .iter()
+            .filter(|l| l.tag == "equal" || (after && l.tag == "insert") || (!after && l.tag == "delete"))
+            .map(line_view);
+        e = e.child(el("pre").class("cmp-hunk").children(lines));
     }
-    .into_any()
+    if !s.fields.is_empty() && s.text.is_empty() {
+        e = e.child(fields(&s.fields));
+    }
+    e
 }
 
-fn line_view(l: &Line) -> AnyView {
-    let text = if l.text.is_empty() { " ".to_string() } else { l.text.clone() };
+fn line_view(l: &Line) -> E {
+    let text = if l.text.is_empty() { " " } else { l.text.as_str() };
     match l.tag.as_str() {
-        "insert" => view! { <ins class="cmp-line" data-testid="compare-ins">{text}</ins> }.into_any(),
-        "delete" => view! { <del class="cmp-line" data-testid="compare-del">{text}</del> }.into_any(),
-        _ => view! { <span class="cmp-line">{text}</span> }.into_any(),
+        "insert" => el("ins").class("cmp-line").attr("data-testid", "compare-ins").text(text),
+        "delete" => el("del").class("cmp-line").attr("data-testid", "compare-del").text(text),
+        _ => el("span").class("cmp-line").text(text),
     }
 }
 

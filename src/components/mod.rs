@@ -5,6 +5,7 @@ pub mod budget;
 pub mod checks;
 pub mod compare;
 pub mod conversation;
+pub mod dom;
 pub mod icons;
 pub mod loader;
 pub mod panel;

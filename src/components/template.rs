@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::app::Viewer;
 use crate::browser;
 use crate::components::budget::fmt_int;
+use crate::components::dom::{el, Static, E};
 use crate::doc::{Doc, Source};
 use crate::router::href;
 use crate::state::Session;
@@ -277,30 +278,36 @@ fn Editor(
 
 #[component]
 fn PartsTable(parts: Vec<Part>, ms: f64) -> impl IntoView {
+    let content: Box<dyn FnOnce() -> Vec<E>> = Box::new(move || parts_table(&parts, ms));
+    view! { <Static class="template-parts-box" content/> }
+}
+
+/// The parts in PromptPoet's terms, as static elements.
+fn parts_table(parts: &[Part], ms: f64) -> Vec<E> {
     let total: u64 = parts.iter().map(|p| p.tokens).sum();
-    let rows: Vec<AnyView> = parts
-        .into_iter()
-        .map(|p| {
-            view! {
-                <tr data-testid="template-part">
-                    <td>{p.name}</td>
-                    <td>{p.role}</td>
-                    <td class="num">{p.priority}</td>
-                    <td class="num">{fmt_int(p.tokens)}</td>
-                </tr>
-            }
-            .into_any()
-        })
-        .collect();
-    view! {
-        <details class="template-parts" open=true>
-            <summary>{format!("Parts (PromptPoet): {} tokens of content, o200k_base · rendered in {ms:.0} ms", fmt_int(total))}</summary>
-            <table data-testid="template-parts">
-                <thead><tr><th>"name"</th><th>"role"</th><th>"truncation_priority"</th><th>"tokens"</th></tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </details>
-    }
+    let rows = parts.iter().map(|p| {
+        el("tr")
+            .attr("data-testid", "template-part")
+            .leaf("td", "", &p.name)
+            .leaf("td", "", &p.role)
+            .leaf("td", "num", &p.priority)
+            .leaf("td", "num", &fmt_int(p.tokens))
+    });
+    let head = el("thead").child(
+        el("tr")
+            .leaf("th", "", "name")
+            .leaf("th", "", "role")
+            .leaf("th", "", "truncation_priority")
+            .leaf("th", "", "tokens"),
+    );
+    vec![el("details")
+        .class("template-parts")
+        .attr("open", "")
+        .child(el("summary").text(&format!(
+            "Parts (PromptPoet): {} tokens of content, o200k_base · rendered in {ms:.0} ms",
+            fmt_int(total)
+        )))
+        .child(el("table").attr("data-testid", "template-parts").child(head).child(el("tbody").children(rows)))]
 }
 
 #[cfg(test)]

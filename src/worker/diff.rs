@@ -1,7 +1,7 @@
 //! `diff`: two documents compared in the engine (`pep diff`): messages and
 //! segments changed, line diffs, token deltas, the cache break point.
 
-pub use pep_token_worker::diff::{CacheBreak, Comparison, Line, MessageDiff, Reply, SegmentDiff, Status};
+pub use pep_token_worker::diff::{CacheBreak, Comparison, FieldChange, Line, MessageDiff, Reply, SegmentDiff, Status};
 use pep_token_worker::diff::{Request, OP};
 
 /// Compares `before` with `after` (envelopes or provider requests, as JSON
