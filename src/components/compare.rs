@@ -103,11 +103,11 @@ pub fn ComparePage() -> impl IntoView {
                 let ta = text_of(session, &a).await.map_err(|e| format!("Before: {e}"))?;
                 let tb = text_of(session, &b).await.map_err(|e| format!("After: {e}"))?;
                 match worker::diff::diff(ta, tb).await? {
-                    Reply::Compared { comparison, .. } => Ok(Arc::new(comparison)),
+                    Reply::Compared { comparison } => Ok(Arc::new(comparison)),
                     Reply::Failed { side, errors } => Err(format!(
                         "{} does not read: {}",
                         if side == "before" { "Before" } else { "After" },
-                        errors.iter().take(5).map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
+                        errors.iter().take(5).cloned().collect::<Vec<_>>().join("; ")
                     )),
                 }
             }

@@ -127,7 +127,6 @@ pub fn TemplatePage() -> impl IntoView {
                         Ok((Reply::Rendered { envelope, parts, warnings }, ms)) => {
                             match Doc::load(Source::Template, envelope.as_bytes()) {
                                 Ok(doc) => {
-                                    let warnings = warnings.iter().map(|w| w.to_string()).collect();
                                     status.try_set(Status::Done { ms, parts: parts.len(), warnings });
                                     session.show(doc.clone());
                                     rendered.try_set(Some(Rendered { doc, parts, ms }));

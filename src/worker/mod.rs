@@ -2,7 +2,7 @@
 //! first page load fetches none of it), asked with postMessage, answered
 //! without blocking the page. One typed async function per operation, in a
 //! module each: [`tokens::encode`], [`import::import`], [`export::export`],
-//! [`lint::lint`], [`diff::diff`], [`render::render`].
+//! [`lint::lint_timed`], [`diff::diff`], [`render::render_timed`].
 //! The protocol is documented in the worker crate (`pep_token_worker`),
 //! whose types the JSON operations share.
 //!
@@ -14,6 +14,7 @@ pub mod diff;
 pub mod export;
 pub mod import;
 pub mod lint;
+pub mod read;
 pub mod render;
 pub mod tokens;
 
