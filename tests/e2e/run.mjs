@@ -910,6 +910,8 @@ test('Checks: a sensitive word set in settings is found; clicking it reveals, op
   await page.locator(`${sel}.flash`).waitFor({ timeout: 5000 });
   assert.ok(await inView(page, sel), 'scrolled into view');
   assert.equal(await page.locator(`${sel} [aria-expanded]`).first().getAttribute('aria-expanded'), 'true', 'opened');
+  mkdirSync(shotDir, { recursive: true });
+  await page.screenshot({ path: join(shotDir, 'checks.png') });
   await page.locator(`${sel}.flash`).waitFor({ state: 'detached', timeout: 5000 });
   // A budget: over it is an error, in the error group.
   await page.getByTestId('checks-max-tokens').fill('1000');
@@ -926,7 +928,6 @@ test('Checks: a sensitive word set in settings is found; clicking it reveals, op
   assert.equal(await page.getByTestId('checks-sensitive-words').inputValue(), 'ReplicaSet, nothing-like-this');
   assert.equal(await page.getByTestId('checks-max-tokens').inputValue(), '1000');
   await page.locator('[data-testid=check-item][data-code=sensitive-word]').first().waitFor();
-  // A finding's text is the engine's, as text: the secret rule masks what it found.
   assert.deepEqual(page.errors, []);
   await context.close();
 });
