@@ -116,9 +116,9 @@ fn Header() -> impl IntoView {
                         }
                     })
                     .collect::<Vec<_>>()}
-                <a href=href("/diff") class="demo-link tool-link" data-testid="nav-diff" title="Compare two versions of a prompt"
+                <a href=href("/diff") class="tool-link" data-testid="nav-diff" title="Compare two versions of a prompt"
                     aria-current=move || (router.route() == Route::Diff).then_some("page")>"Compare"</a>
-                <a href=href("/template") class="demo-link tool-link" data-testid="nav-template" title="Render a PromptPoet template (YAML + Jinja2)"
+                <a href=href("/template") class="tool-link" data-testid="nav-template" title="Render a PromptPoet template (YAML + Jinja2)"
                     aria-current=move || (router.route() == Route::Template).then_some("page")>"Template"</a>
                 {move || session.user_doc.get().map(|d| view! {
                     <a href=href("/doc") class="demo-link doc-link" title=d.source.label()
