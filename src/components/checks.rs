@@ -241,7 +241,7 @@ pub fn ChecksPanel() -> impl IntoView {
 
 #[component]
 fn Findings(linted: Arc<Linted>) -> impl IntoView {
-    let nav = Navigator::expect();
+    let nav = Navigator::expect_or_new();
     // One listener for every finding (they are static elements).
     let on_click = move |ev: web_sys::MouseEvent| {
         use wasm_bindgen::JsCast;

@@ -14,7 +14,7 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::components::budget::BudgetPanel;
-use crate::components::checks::{ChecksBadge, ChecksPanel};
+use crate::components::checks::{Checks, ChecksBadge, ChecksPanel};
 use crate::components::count;
 use crate::components::rich::json_line;
 use crate::doc::{Doc, Export};
@@ -54,6 +54,10 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
     let prefs = Prefs::expect();
     let tab = prefs.tab;
     let target = prefs.export;
+    // The viewer provides the checks' context; a panel mounted alone makes its own.
+    if use_context::<Checks>().is_none() {
+        Checks::new(doc);
+    }
     let status = RwSignal::new(None::<(bool, String)>);
     // The conversation paints first; the JSON follows one frame later
     // rather than lengthening the first screen (for demo F, ~190 coloured
