@@ -8,12 +8,15 @@ use leptos::prelude::*;
 use crate::browser;
 use crate::budget::Budget;
 use crate::budget::BudgetChoice;
+use crate::components::checks::Checks;
+use crate::components::compare::ComparePage;
 use crate::components::conversation::Conversation;
 use crate::components::editor::EditBar;
 use crate::components::loader::{
     drag_has_files, on_drop, ImportProgress, ImportedFrom, LoadErrors, Notices, OpenButton, PasteButton, Warnings,
 };
 use crate::components::protocol_panel::ProtocolPanel;
+use crate::components::template::TemplatePage;
 use crate::doc::{Doc, Source};
 use crate::edit::Editing;
 use crate::markdown;
@@ -60,6 +63,8 @@ pub fn App() -> impl IntoView {
             {move || match router.route() {
                 Route::Demo(c) if DEMOS.iter().any(|&(d, _)| d == c) => view! { <DemoPage letter=c/> }.into_any(),
                 Route::Doc => view! { <UserDocPage/> }.into_any(),
+                Route::Diff => view! { <ComparePage/> }.into_any(),
+                Route::Template => view! { <TemplatePage/> }.into_any(),
                 Route::Demo(_) | Route::NotFound => view! { <NotFound/> }.into_any(),
             }}
         </Frame>
@@ -191,6 +196,10 @@ fn Header() -> impl IntoView {
                         }
                     })
                     .collect::<Vec<_>>()}
+                <a href=href("/diff") class="tool-link" data-testid="nav-diff" title="Compare two versions of a prompt"
+                    aria-current=move || (router.route() == Route::Diff).then_some("page")>"Compare"</a>
+                <a href=href("/template") class="tool-link" data-testid="nav-template" title="Render a PromptPoet template (YAML + Jinja2)"
+                    aria-current=move || (router.route() == Route::Template).then_some("page")>"Template"</a>
                 {move || session.user_doc.get().map(|d| view! {
                     <a href=href("/doc") class="demo-link doc-link" title=d.source.label()
                         aria-current=move || (router.route() == Route::Doc).then_some("page")>
@@ -285,13 +294,14 @@ fn UserDocPage() -> impl IntoView {
 
 /// The two panes for a document, with the draggable divider.
 #[component]
-fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
+pub(crate) fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     let prefs = Prefs::expect();
     let editing = Editing::expect();
     provide_context(Navigator::new());
     provide_context(Budget::new(doc));
     let consent = RemoteConsent::new(doc, prefs);
     provide_context(consent);
+    Checks::new(doc);
     let split = prefs.split;
     // The Markdown module loads after the first paint of a document.
     Effect::new(move |_| {

@@ -20,6 +20,8 @@ pub enum Source {
     File(String),
     /// Text the user pasted.
     Pasted,
+    /// A PromptPoet template rendered on the `/template` page.
+    Template,
 }
 
 impl Source {
@@ -38,6 +40,7 @@ impl Source {
                 }
             }
             Source::Pasted => "pasted".into(),
+            Source::Template => "template".into(),
         }
     }
 
@@ -47,6 +50,7 @@ impl Source {
             Source::Demo(c) => format!("Demo {}", c.to_ascii_uppercase()),
             Source::File(name) => name.clone(),
             Source::Pasted => "Pasted document".into(),
+            Source::Template => "Rendered template".into(),
         }
     }
 }

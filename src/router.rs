@@ -26,6 +26,10 @@ pub enum Route {
     Demo(char),
     /// `/doc`: the user's own document.
     Doc,
+    /// `/diff`: two documents compared.
+    Diff,
+    /// `/template`: a PromptPoet template rendered live.
+    Template,
     /// Any other path.
     NotFound,
 }
@@ -47,6 +51,8 @@ impl Route {
                 _ => Route::NotFound,
             },
             ("doc", None, _) => Route::Doc,
+            ("diff", None, _) => Route::Diff,
+            ("template", None, _) => Route::Template,
             _ => Route::NotFound,
         }
     }
@@ -188,6 +194,8 @@ mod tests {
         assert_eq!(Route::parse("/demo/c/"), Route::Demo('c'));
         assert_eq!(Route::parse("/doc"), Route::Doc);
         assert_eq!(Route::parse("/doc/"), Route::Doc);
+        assert_eq!(Route::parse("/diff"), Route::Diff);
+        assert_eq!(Route::parse("/template/"), Route::Template);
         for bad in [
             "/demo",
             "/demo/",
@@ -196,6 +204,8 @@ mod tests {
             "/demo/é",
             "/demo/c/d",
             "/docs",
+            "/diff/x",
+            "/templates",
             "/doc/x",
             "//",
             "/no/such/page",

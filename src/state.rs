@@ -289,6 +289,7 @@ pub enum Tab {
     Openai,
     Raw,
     Budget,
+    Checks,
 }
 
 /// UI preferences, persisted.
@@ -306,6 +307,8 @@ pub struct PrefsData {
     /// Remote media loads in every document without asking ("Always for
     /// this browser").
     pub remote_media: bool,
+    /// The Checks tab's settings (`pep.toml`'s top level).
+    pub checks: crate::worker::lint::Settings,
 }
 
 impl Default for PrefsData {
@@ -316,6 +319,7 @@ impl Default for PrefsData {
             tab: Tab::Openai,
             export: Target::OpenaiChat.code().into(),
             remote_media: false,
+            checks: Default::default(),
         }
     }
 }
@@ -330,6 +334,8 @@ pub struct Prefs {
     pub export: RwSignal<Target>,
     /// Remote media without asking, in every document.
     pub remote_media: RwSignal<bool>,
+    /// The Checks tab's settings.
+    pub checks: RwSignal<crate::worker::lint::Settings>,
 }
 
 impl Prefs {
@@ -349,6 +355,7 @@ impl Prefs {
             tab: RwSignal::new(data.tab),
             export: RwSignal::new(Target::from_code(&data.export).unwrap_or(Target::OpenaiChat)),
             remote_media: RwSignal::new(data.remote_media),
+            checks: RwSignal::new(data.checks),
         };
         // Saved on every change; a failure is reported once, not once per
         // change (dragging the divider changes `split` on every pointer move).
@@ -362,6 +369,7 @@ impl Prefs {
                 tab: prefs.tab.get(),
                 export: prefs.export.get().code().into(),
                 remote_media: prefs.remote_media.get(),
+                checks: prefs.checks.get(),
             };
             match browser::save(PREFS_KEY, &data) {
                 Ok(()) => failing.set_value(false),
@@ -527,6 +535,13 @@ mod tests {
         assert_eq!(old.export, "openai");
         let new: PrefsData = serde_json::from_str(r#"{"tab":"openai","export":"curl-anthropic"}"#).unwrap();
         assert_eq!(Target::from_code(&new.export), Some(Target::CurlAnthropic));
+        assert_eq!(new.checks, Default::default(), "preferences from before the Checks tab");
+        let with: PrefsData =
+            serde_json::from_str(r#"{"tab":"checks","checks":{"sensitive_words":["acme"],"max_tokens":900}}"#).unwrap();
+        assert_eq!(
+            (with.tab, with.checks.sensitive_words.as_slice(), with.checks.max_tokens),
+            (Tab::Checks, &["acme".to_string()][..], Some(900))
+        );
     }
 
     #[test]

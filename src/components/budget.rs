@@ -15,7 +15,7 @@ use crate::budget::{truncated_request, Budget, Counted, Counting};
 use crate::components::protocol_panel::JsonView;
 use crate::doc::Doc;
 
-fn fmt_int(n: u64) -> String {
+pub(crate) fn fmt_int(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {

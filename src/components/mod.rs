@@ -2,8 +2,11 @@
 //! their own; each segment kind has its own component under `segments`.
 
 pub mod budget;
+pub mod checks;
+pub mod compare;
 pub mod conversation;
 pub mod editor;
+pub mod dom;
 pub mod icons;
 pub mod loader;
 pub mod panel;
@@ -11,6 +14,7 @@ pub mod protocol_panel;
 pub mod rich;
 pub mod segments;
 pub mod settings;
+pub mod template;
 
 /// `1 item`, `3 items`: a count with its noun (plural by adding `s`).
 pub fn count(n: usize, noun: &str) -> String {

@@ -1,6 +1,6 @@
 //! The protocol panel: the export (OpenAI Chat, made here; OpenAI Responses,
 //! Anthropic and cURL, made by the engine on demand) and the raw envelope,
-//! live, with copy and download; and the Budget tab.
+//! live, with copy and download; the Budget tab; and the Checks tab.
 
 use std::sync::Arc;
 
@@ -15,6 +15,7 @@ use leptos::prelude::*;
 use crate::browser;
 use crate::budget::{truncated_request, Budget, Counting};
 use crate::components::budget::BudgetPanel;
+use crate::components::checks::{Checks, ChecksBadge, ChecksPanel};
 use crate::components::count;
 use crate::components::rich::json_line;
 use crate::doc::{Doc, Export};
@@ -82,6 +83,10 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
     let prefs = Prefs::expect();
     let tab = prefs.tab;
     let target = prefs.export;
+    // The viewer provides the checks' context; a panel mounted alone makes its own.
+    if use_context::<Checks>().is_none() {
+        Checks::new(doc);
+    }
     let status = RwSignal::new(None::<(bool, String)>);
     // The conversation paints first; the JSON follows one frame later
     // rather than lengthening the first screen (for demo F, ~190 coloured
@@ -201,8 +206,14 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                     {tab_button(Tab::Openai, "Export", "tab-openai")}
                     {tab_button(Tab::Raw, "Raw protocol", "tab-raw")}
                     {tab_button(Tab::Budget, "Budget", "tab-budget")}
+                    <button type="button" role="tab" class="tab" data-testid="tab-checks"
+                        title="pep lint's checks: budget, secrets, sensitive words, variables, cache, tools, waste"
+                        aria-selected=move || (tab.get() == Tab::Checks).to_string()
+                        on:click=move |_| { tab.set(Tab::Checks); status.set(None); }>
+                        "Checks"<ChecksBadge/>
+                    </button>
                 </div>
-                <Show when=move || tab.get() != Tab::Budget>
+                <Show when=move || !matches!(tab.get(), Tab::Budget | Tab::Checks)>
                     <div class="actions">
                         <Show when=move || tab.get() == Tab::Openai && truncated.with(Option::is_some)>
                             <label class="export-format">
@@ -246,6 +257,7 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             })}
             {move || match tab.get() {
                 Tab::Budget => view! { <BudgetPanel/> }.into_any(),
+                Tab::Checks => view! { <ChecksPanel/> }.into_any(),
                 _ if !ready.get() => view! { <p class="muted pad">"Preparing the JSON…"</p> }.into_any(),
                 Tab::Raw => match doc.get() {
                     Some(d) => view! { <JsonView text=d.raw_text()/> }.into_any(),

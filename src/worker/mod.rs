@@ -1,7 +1,8 @@
 //! The engine worker, from the page's side: spawned on first use (so the
 //! first page load fetches none of it), asked with postMessage, answered
 //! without blocking the page. One typed async function per operation, in a
-//! module each: [`tokens::encode`], [`import::import`], [`export::export`].
+//! module each: [`tokens::encode`], [`import::import`], [`export::export`],
+//! [`lint::lint_timed`], [`diff::diff`], [`render::render_timed`].
 //! The protocol is documented in the worker crate (`pep_token_worker`),
 //! whose types the JSON operations share.
 //!
@@ -9,8 +10,12 @@
 //! message (the views show it with "Try again") and is forgotten: the next
 //! request starts a fresh one. Nothing waits forever on a dead worker.
 
+pub mod diff;
 pub mod export;
 pub mod import;
+pub mod lint;
+pub mod read;
+pub mod render;
 pub mod tokens;
 
 use std::cell::RefCell;
@@ -168,6 +173,14 @@ pub async fn call_json<Q: serde::Serialize, R: serde::de::DeserializeOwned>(
     op: &str,
     request: &Q,
 ) -> Result<R, String> {
+    call_json_timed(op, request).await.map(|(r, _)| r)
+}
+
+/// [`call_json`], with the time the operation took in the worker (ms).
+pub async fn call_json_timed<Q: serde::Serialize, R: serde::de::DeserializeOwned>(
+    op: &str,
+    request: &Q,
+) -> Result<(R, f64), String> {
     let text = serde_json::to_string(request).map_err(|e| format!("the request could not be written: {e}"))?;
     let message = Object::new();
     set(&message, "op", &JsValue::from_str(op));
@@ -176,7 +189,14 @@ pub async fn call_json<Q: serde::Serialize, R: serde::de::DeserializeOwned>(
     let reply = get(&data, "reply")
         .as_string()
         .ok_or_else(|| format!("the engine worker answered `{op}` without a reply (is it older than the page?)"))?;
-    read_reply(op, &reply)
+    let ms = get(&data, "ms").as_f64().unwrap_or(0.0);
+    Ok((read_reply(op, &reply)?, ms))
+}
+
+/// Whether the engine is started (a view may then use it without making
+/// the page load it).
+pub fn is_started() -> bool {
+    CLIENT.with(|c| c.borrow().is_some())
 }
 
 /// A reply's JSON text as its type; a reply that does not fit is an error

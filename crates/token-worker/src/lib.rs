@@ -1,8 +1,10 @@
 //! The engine: the viewer's second WebAssembly module, run in a Web Worker
 //! that the page starts on first use (the Budget tab, importing a request, an
 //! export other than OpenAI Chat), so the first page load fetches none of it.
-//! It holds what the first screen does not need: the o200k_base tokenizer and
-//! the provider converters (`envelope`'s features `tokenizer` and `providers`).
+//! It holds what the first screen does not need: the o200k_base tokenizer,
+//! the provider converters, the lint checks, the diff and the PromptPoet
+//! template renderer (`envelope`'s features `tokenizer`, `providers`, `lint`,
+//! `diff` and `templates`).
 //!
 //! # Protocol
 //!
@@ -15,6 +17,9 @@
 //! | `"encode"`, or none | `{id, op, texts: string[], ids: bool}` | `{id, lens: Uint32Array, tokens?: Uint32Array, pieces?: Uint32Array, ms}` |
 //! | `"import"` | `{id, op, request}`: [`import::Request`] as JSON text | `{id, reply, ms}`: [`import::Reply`] as JSON text |
 //! | `"export"` | `{id, op, request}`: [`export::Request`] as JSON text | `{id, reply, ms}`: [`export::Reply`] as JSON text |
+//! | `"lint"` | `{id, op, request}`: [`lint::Request`] | `{id, reply, ms}`: [`lint::Reply`] |
+//! | `"diff"` | `{id, op, request}`: [`diff::Request`] | `{id, reply, ms}`: [`diff::Reply`] |
+//! | `"render"` | `{id, op, request}`: [`render::Request`] (a PromptPoet template and its data) | `{id, reply, ms}`: [`render::Reply`] |
 //!
 //! `encode` ([`tokens`]) keeps its typed arrays for throughput (and, with no
 //! `op`, the shape it had before the other operations existed): `lens[i]` is
@@ -40,8 +45,11 @@
 //! page adds a module beside `src/worker/import.rs`. No other operation
 //! changes.
 
+pub mod diff;
 pub mod export;
 pub mod import;
+pub mod lint;
+pub mod render;
 #[cfg(feature = "engine")]
 pub mod tokens;
 
@@ -52,7 +60,13 @@ pub type JsonOp = fn(&str) -> Result<String, String>;
 
 /// The operations that take and give JSON, by name.
 #[cfg(feature = "engine")]
-pub const JSON_OPS: &[(&str, JsonOp)] = &[(import::OP, import::handle), (export::OP, export::handle)];
+pub const JSON_OPS: &[(&str, JsonOp)] = &[
+    (import::OP, import::handle),
+    (export::OP, export::handle),
+    (lint::OP, lint::handle),
+    (diff::OP, diff::handle),
+    (render::OP, render::handle),
+];
 
 /// The JSON operation named `op`.
 #[cfg(feature = "engine")]

@@ -287,6 +287,8 @@ pub struct TemplateError {
     pub class: String,
     pub message: String,
     pub line: Option<usize>,
+    /// 1-based column (characters) in the template, where minijinja knows the span.
+    pub column: Option<usize>,
     /// True for errors found before rendering (syntax).
     pub syntax: bool,
 }
@@ -297,7 +299,7 @@ fn syntax() -> SyntaxConfig {
 
 /// Parses the (normalised) source, rewrites `~` and `%`, and reports what it uses.
 pub fn prepare(source: &str) -> Result<(String, Usage), TemplateError> {
-    let ast = parse(source, "<template>", syntax()).map_err(|e| error_of(&e, true))?;
+    let ast = parse(source, "<template>", syntax()).map_err(|e| with_column(error_of(&e, true), &e, source))?;
     let mut sc = Scanner { edits: Vec::new(), usage: Usage::default(), unknown_tag: None, src: source };
     sc.stmt(&ast);
     if let Some((tag, line)) = sc.unknown_tag {
@@ -305,6 +307,7 @@ pub fn prepare(source: &str) -> Result<(String, Usage), TemplateError> {
             class: "TemplateSyntaxError".into(),
             message: format!("Encountered unknown tag '{tag}'."),
             line: Some(line),
+            column: None,
             syntax: true,
         });
     }
@@ -376,6 +379,7 @@ pub fn error_of(e: &Error, syntax: bool) -> TemplateError {
             class: class.into(),
             message: format!("Encountered unknown tag '{tag}'."),
             line: e.line(),
+            column: None,
             syntax,
         };
     }
@@ -385,6 +389,7 @@ pub fn error_of(e: &Error, syntax: bool) -> TemplateError {
                 class: "ZeroDivisionError".into(),
                 message: "division by zero".into(),
                 line: e.line(),
+                column: None,
                 syntax,
             };
         }
@@ -397,6 +402,7 @@ pub fn error_of(e: &Error, syntax: bool) -> TemplateError {
                     class: "UndefinedError".into(),
                     message: inner.to_string(),
                     line: e.line(),
+                    column: None,
                     syntax,
                 };
             }
@@ -406,6 +412,7 @@ pub fn error_of(e: &Error, syntax: bool) -> TemplateError {
         class: class.to_string(),
         message,
         line: e.line(),
+        column: None,
         syntax: syntax || e.kind() == ErrorKind::SyntaxError,
     }
 }
@@ -2218,8 +2225,24 @@ fn build_environment() -> Environment<'static> {
 
 /// Renders prepared (rewritten) source with `ctx`.
 pub fn render(env: &Environment<'static>, source: &str, ctx: Value) -> Result<String, TemplateError> {
-    let tmpl = env.template_from_str(source).map_err(|e| error_of(&e, true))?;
-    tmpl.render(ctx).map_err(|e| error_of(&e, false))
+    let tmpl = env.template_from_str(source).map_err(|e| with_column(error_of(&e, true), &e, source))?;
+    tmpl.render(ctx).map_err(|e| with_column(error_of(&e, false), &e, source))
+}
+
+/// The error's column, from minijinja's span in `source`, when the span
+/// starts on the error's line (`prepare`'s rewrites keep lines, not always
+/// columns: a column after a rewritten `~` or `%` on the same line may be
+/// off by the rewrite's length).
+fn with_column(mut t: TemplateError, e: &Error, source: &str) -> TemplateError {
+    if let (Some(line), Some(range)) = (t.line, e.range()) {
+        if let Some(before) = source.get(..range.start) {
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            if before.matches('\n').count() + 1 == line {
+                t.column = Some(before[line_start..].chars().count() + 1);
+            }
+        }
+    }
+    t
 }
 
 /// Names of the filters, tests, methods and functions whose results pep

@@ -143,6 +143,8 @@ pub struct RenderError {
     pub message: String,
     /// 1-based line in the template.
     pub line: Option<usize>,
+    /// 1-based column in the template, where known.
+    pub column: Option<usize>,
     /// 1-based line in the rendered text (YAML errors).
     pub rendered_line: Option<usize>,
     /// That line's text, for showing.
@@ -158,6 +160,7 @@ impl RenderError {
             class: class.into(),
             message: message.into(),
             line: None,
+            column: None,
             rendered_line: None,
             rendered_text: None,
             warnings: Vec::new(),
@@ -377,6 +380,7 @@ pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Box<
         Err(e) => {
             let mut err = RenderError::new(Stage::Syntax, e.class, e.message);
             err.line = e.line;
+            err.column = e.column;
             return fail(err, &warnings);
         }
     };
@@ -448,6 +452,7 @@ pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Box<
             let stage = if e.syntax { Stage::Syntax } else { Stage::Render };
             let mut err = RenderError::new(stage, e.class, e.message);
             err.line = e.line;
+            err.column = e.column;
             return fail(err, &warnings);
         }
     };

@@ -1,0 +1,333 @@
+//! The Template view (`/template`): a PromptPoet template (YAML + Jinja2) and
+//! its data (JSON) in two editors with line numbers, rendered in the engine
+//! as prompt-poet 0.0.52 renders them (debounced, as the user types), the
+//! result shown as the conversation with the usual panels (export, raw,
+//! budget, checks) and as PromptPoet's parts (name, role, priority, tokens).
+//! An error names its line and column, in the editor it concerns; the last
+//! good render stays on screen meanwhile. The template and data are kept in
+//! this browser's storage.
+//!
+//! Template text is hostile: it is never evaluated on the page; the engine
+//! runs it in the core's minijinja sandbox (no file loading, bounded work).
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::app::Viewer;
+use crate::browser;
+use crate::components::budget::fmt_int;
+use crate::components::dom::{el, Static, E};
+use crate::doc::{Doc, Source};
+use crate::router::href;
+use crate::state::Session;
+use crate::worker;
+use crate::worker::render::{Failure, Part, Reply};
+
+/// Storage key of the template and its data.
+pub const TEMPLATE_KEY: &str = "pep/v1/template";
+/// Pause after the last keystroke before rendering.
+const DEBOUNCE_MS: i32 = 300;
+
+/// The template and data as stored.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StoredTemplate {
+    pub template: String,
+    pub data: String,
+}
+
+/// A successful render.
+#[derive(Clone, Debug)]
+struct Rendered {
+    doc: Arc<Doc>,
+    parts: Vec<Part>,
+    ms: f64,
+}
+
+/// What the status line says.
+#[derive(Clone, Debug, PartialEq)]
+enum Status {
+    Empty,
+    Rendering,
+    Done {
+        ms: f64,
+        parts: usize,
+        warnings: Vec<String>,
+    },
+    Error(Failure),
+    /// The engine could not answer.
+    Engine(String),
+}
+
+/// "line 3, column 14" (1-based), or what is known of it.
+pub fn where_(f: &Failure) -> String {
+    let what = match f.source.as_str() {
+        "data" => "data",
+        "rendered" => "rendered YAML",
+        _ => "template",
+    };
+    match (f.line, f.column) {
+        (Some(l), Some(c)) => format!("{what}, line {l}, column {c}"),
+        (Some(l), None) => format!("{what}, line {l}"),
+        _ => what.to_string(),
+    }
+}
+
+/// `/template`.
+#[component]
+pub fn TemplatePage() -> impl IntoView {
+    let session = Session::expect();
+    let stored = match browser::load::<StoredTemplate>(TEMPLATE_KEY) {
+        Ok(s) => s.unwrap_or_default(),
+        Err(e) => {
+            session.notify(format!("The saved template could not be read ({e}); starting empty."), true);
+            StoredTemplate::default()
+        }
+    };
+    let template = RwSignal::new(stored.template);
+    let data = RwSignal::new(stored.data);
+    let status = RwSignal::new(Status::Empty);
+    let rendered = RwSignal::new(None::<Rendered>);
+    let doc = Signal::derive(move || rendered.with(|r| r.as_ref().map(|r| r.doc.clone())));
+    let seq = StoredValue::new(0u64);
+    let save_failed = StoredValue::new(false);
+
+    // Render (and save) after the user pauses.
+    Effect::new(move |_| {
+        let (t, d) = (template.get(), data.get());
+        let n = seq.get_value() + 1;
+        seq.set_value(n);
+        match browser::save(TEMPLATE_KEY, &StoredTemplate { template: t.clone(), data: d.clone() }) {
+            Ok(()) => save_failed.set_value(false),
+            Err(e) => {
+                if !save_failed.get_value() {
+                    session.notify(format!("The template could not be saved for the next visit: {e}"), true);
+                }
+                save_failed.set_value(true);
+            }
+        }
+        if t.trim().is_empty() {
+            status.set(Status::Empty);
+            return;
+        }
+        status.set(Status::Rendering);
+        set_timeout(
+            move || {
+                if seq.try_get_value() != Some(n) {
+                    return;
+                }
+                let data = if d.trim().is_empty() { "{}".to_string() } else { d };
+                leptos::task::spawn_local(async move {
+                    let r = worker::render::render_timed(t, data).await;
+                    if seq.try_get_value() != Some(n) {
+                        return;
+                    }
+                    match r {
+                        Ok((Reply::Rendered { envelope, parts, warnings }, ms)) => {
+                            match Doc::load(Source::Template, envelope.as_bytes()) {
+                                Ok(doc) => {
+                                    status.try_set(Status::Done { ms, parts: parts.len(), warnings });
+                                    session.show(doc.clone());
+                                    rendered.try_set(Some(Rendered { doc, parts, ms }));
+                                }
+                                Err(errors) => {
+                                    status.try_set(Status::Engine(format!(
+                                        "the rendered envelope does not read: {}",
+                                        errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
+                                    )));
+                                }
+                            }
+                        }
+                        Ok((Reply::Failed { failure, .. }, _)) => {
+                            status.try_set(Status::Error(failure));
+                        }
+                        Err(e) => {
+                            status.try_set(Status::Engine(e));
+                        }
+                    }
+                });
+            },
+            std::time::Duration::from_millis(DEBOUNCE_MS as u64),
+        );
+    });
+
+    let loading_example = RwSignal::new(false);
+    let load_example = move |_| {
+        loading_example.set(true);
+        leptos::task::spawn_local(async move {
+            let t = browser::fetch_text(&href("/demos/templates/chat.yaml.j2")).await;
+            let d = browser::fetch_text(&href("/demos/templates/chat.data.json")).await;
+            loading_example.try_set(false);
+            match (t, d) {
+                (Ok(t), Ok(d)) => {
+                    template.try_set(t);
+                    data.try_set(d);
+                }
+                (Err(e), _) | (_, Err(e)) => session.notify(format!("The example could not be fetched: {e}"), true),
+            }
+        });
+    };
+    let error_line = move |source: &'static str| {
+        Signal::derive(move || {
+            status.with(|s| match s {
+                Status::Error(f) if f.source == source => f.line,
+                _ => None,
+            })
+        })
+    };
+    view! {
+        <div class="template-page">
+            <section class="template-editors pad" data-testid="template">
+                <div class="template-bar">
+                    <h2>"PromptPoet template"</h2>
+                    <button type="button" class="btn" data-testid="template-example" on:click=load_example
+                        disabled=move || loading_example.get()
+                        title="A chat with system instructions, a loop over the history and truncation priorities">
+                        "Load the example"
+                    </button>
+                    <StatusLine status/>
+                </div>
+                <div class="editors">
+                    <Editor label="Template (YAML + Jinja2)" testid="template-source" text=template error_line=error_line("template")/>
+                    <Editor label="Data (JSON)" testid="template-data" text=data error_line=error_line("data")/>
+                </div>
+                {move || rendered.get().map(|r| view! { <PartsTable parts=r.parts ms=r.ms/> })}
+            </section>
+            <Show when=move || doc.with(Option::is_some)
+                fallback=|| view! { <p class="muted pad" data-testid="template-empty">"The rendered conversation shows here: write a template, or load the example."</p> }>
+                <Viewer doc/>
+            </Show>
+        </div>
+    }
+}
+
+#[component]
+fn StatusLine(status: RwSignal<Status>) -> impl IntoView {
+    move || {
+        match status.get() {
+        Status::Empty => view! { <span class="muted" data-testid="template-status">"Nothing to render."</span> }.into_any(),
+        Status::Rendering => view! {
+            <span class="muted" data-testid="template-status" role="status"><span class="spinner" aria-hidden="true"></span>" Rendering…"</span>
+        }
+        .into_any(),
+        Status::Done { ms, parts, warnings } => {
+            let n = warnings.len();
+            view! {
+                <span class="ok-text" data-testid="template-status">{format!("Rendered {} in {ms:.0} ms", crate::components::count(parts, "part"))}</span>
+                {(n > 0).then(|| view! {
+                    <details class="template-warnings" data-testid="template-warnings">
+                        <summary>{crate::components::count(n, "warning")}</summary>
+                        <ul>{warnings.into_iter().map(|w| view! { <li>{w}</li> }).collect::<Vec<_>>()}</ul>
+                    </details>
+                })}
+            }
+            .into_any()
+        }
+        Status::Error(f) => {
+            let at = where_(&f);
+            view! {
+                <div class="notice error template-error" data-testid="template-error" role="alert"
+                    data-source=f.source.clone() data-line=f.line.map(|l| l.to_string()) data-column=f.column.map(|c| c.to_string())>
+                    <strong>{at}</strong>": "<code>{f.diagnostic.code()}</code>" "{f.diagnostic.message.clone()}
+                    {f.text.clone().map(|t| view! { <pre class="template-error-line">{t}</pre> })}
+                    <span class="muted">" (the last good render stays below)"</span>
+                </div>
+            }
+            .into_any()
+        }
+        Status::Engine(e) => view! {
+            <div class="notice error" data-testid="template-engine-error" role="alert">{format!("The template could not be rendered: {e}")}</div>
+        }
+        .into_any(),
+    }
+    }
+}
+
+/// A textarea with line numbers (the line of an error marked).
+#[component]
+fn Editor(
+    label: &'static str,
+    testid: &'static str,
+    text: RwSignal<String>,
+    #[prop(into)] error_line: Signal<Option<usize>>,
+) -> impl IntoView {
+    let lines = Memo::new(move |_| text.with(|t| t.split('\n').count().max(1)));
+    let gutter = move || {
+        let err = error_line.get();
+        (1..=lines.get())
+            .map(|n| {
+                view! { <span class="ln" class:err=err == Some(n)>{n}"\n"</span> }
+            })
+            .collect::<Vec<_>>()
+    };
+    view! {
+        <label class="editor">
+            <span class="editor-label">{label}</span>
+            <div class="editor-box">
+                <pre class="gutter" aria-hidden="true">{gutter}</pre>
+                <textarea data-testid=testid spellcheck="false" wrap="off" autocomplete="off"
+                    rows=move || (lines.get() + 1).to_string()
+                    prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            </div>
+        </label>
+    }
+}
+
+#[component]
+fn PartsTable(parts: Vec<Part>, ms: f64) -> impl IntoView {
+    let content: Box<dyn FnOnce() -> Vec<E>> = Box::new(move || parts_table(&parts, ms));
+    view! { <Static class="template-parts-box" content/> }
+}
+
+/// The parts in PromptPoet's terms, as static elements.
+fn parts_table(parts: &[Part], ms: f64) -> Vec<E> {
+    let total: u64 = parts.iter().map(|p| p.tokens).sum();
+    let rows = parts.iter().map(|p| {
+        el("tr")
+            .attr("data-testid", "template-part")
+            .leaf("td", "", &p.name)
+            .leaf("td", "", &p.role)
+            .leaf("td", "num", &p.priority)
+            .leaf("td", "num", &fmt_int(p.tokens))
+    });
+    let head = el("thead").child(
+        el("tr")
+            .leaf("th", "", "name")
+            .leaf("th", "", "role")
+            .leaf("th", "", "truncation_priority")
+            .leaf("th", "", "tokens"),
+    );
+    vec![el("details")
+        .class("template-parts")
+        .attr("open", "")
+        .child(el("summary").text(&format!(
+            "Parts (PromptPoet): {} tokens of content, o200k_base · rendered in {ms:.0} ms",
+            fmt_int(total)
+        )))
+        .child(el("table").attr("data-testid", "template-parts").child(head).child(el("tbody").children(rows)))]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use envelope::{Diagnostic, Rule};
+
+    #[test]
+    fn an_error_says_where() {
+        let f = |source: &str, line, column| Failure {
+            source: source.into(),
+            diagnostic: Diagnostic::new(Rule::TemplateSyntax, "", "x"),
+            class: "TemplateSyntaxError".into(),
+            line,
+            column,
+            text: None,
+        };
+        assert_eq!(where_(&f("template", Some(3), Some(14))), "template, line 3, column 14");
+        assert_eq!(where_(&f("data", Some(2), None)), "data, line 2");
+        assert_eq!(where_(&f("rendered", None, None)), "rendered YAML");
+        let stored: StoredTemplate = serde_json::from_str(r#"{"template":"- content: hi","data":"{}"}"#).unwrap();
+        assert_eq!(stored.template, "- content: hi");
+    }
+}
