@@ -33,6 +33,7 @@ pub mod parts;
 #[cfg(feature = "templates")]
 pub mod promptpoet;
 pub mod schema;
+pub mod search;
 pub mod skill;
 pub mod template;
 pub mod term;
