@@ -12,7 +12,9 @@ use crate::components::loader::{
     drag_has_files, on_drop, ImportProgress, ImportedFrom, LoadErrors, Notices, OpenButton, PasteButton, Warnings,
 };
 use crate::components::protocol_panel::ProtocolPanel;
+use crate::components::shortcuts::Shortcuts;
 use crate::doc::{Doc, Source};
+use crate::find::{Filter, Search};
 use crate::markdown;
 use crate::nav::Navigator;
 use crate::router::{href, Route, Router};
@@ -43,6 +45,8 @@ pub fn App() -> impl IntoView {
             session.notify(format!("Markdown is shown as plain text: {why}."), true);
         }
     });
+    // The page's title follows the route.
+    Effect::new(move |_| browser::set_title(&router.route().title(|c| DEMOS.iter().any(|&(d, _)| d == c))));
     view! {
         <Frame>
             {move || match router.route() {
@@ -196,8 +200,12 @@ fn UserDocPage() -> impl IntoView {
 fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     let prefs = Prefs::expect();
     provide_context(Expansion::new());
-    provide_context(Navigator::new());
+    let nav = Navigator::new();
+    provide_context(nav);
     provide_context(Budget::new(doc));
+    let filter = Filter(RwSignal::new(Default::default()));
+    provide_context(filter);
+    provide_context(Search::new(doc, filter, nav));
     let split = prefs.split;
     // The Markdown module loads after the first paint of a document.
     Effect::new(move |_| {
@@ -219,6 +227,7 @@ fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
         _ => {}
     };
     view! {
+        <Shortcuts doc/>
         <main class="panes" style=move || format!("--split:{}%", split.get())
             on:pointermove=on_move
             on:pointerup=move |_| dragging.set(false)

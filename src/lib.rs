@@ -11,6 +11,7 @@ pub mod components;
 pub mod doc;
 pub mod hooks;
 pub mod markdown;
+pub mod find;
 pub mod nav;
 pub mod router;
 pub mod state;

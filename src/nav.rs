@@ -42,6 +42,8 @@ pub struct Jump {
     pub target: Target,
     /// Highlight the target for a moment once it is in view.
     pub highlight: bool,
+    /// Move the keyboard focus to it once it is rendered (`j`/`k`).
+    pub focus: bool,
     pub seq: u64,
 }
 
@@ -82,9 +84,18 @@ impl Navigator {
     /// hides it, scrolls to it, and highlights it for a moment if asked.
     /// The address's fragment follows (`#m=…`), without a history entry.
     pub fn go(&self, target: Target, highlight: bool) {
+        self.send(target, highlight, false);
+    }
+
+    fn send(&self, target: Target, highlight: bool, focus: bool) {
         self.seq.update_value(|s| *s += 1);
         let seq = self.seq.get_value();
-        self.jump.set(Some(Jump { target, highlight, seq }));
+        self.jump.set(Some(Jump { target, highlight, focus, seq }));
+    }
+
+    /// [`Navigator::go`] to a message, which then takes the keyboard focus.
+    pub fn focus_message(&self, index: usize) {
+        self.send(Target::Message(index), true, true);
     }
 
     /// [`Navigator::go`] to a segment.

@@ -3,6 +3,7 @@
 
 pub mod budget;
 pub mod conversation;
+pub mod finder;
 pub mod icons;
 pub mod loader;
 pub mod panel;
@@ -10,6 +11,7 @@ pub mod protocol_panel;
 pub mod rich;
 pub mod segments;
 pub mod settings;
+pub mod shortcuts;
 
 /// `1 item`, `3 items`: a count with its noun (plural by adding `s`).
 pub fn count(n: usize, noun: &str) -> String {

@@ -33,8 +33,8 @@ pub fn fold_char(c: char) -> char {
         0xC0..=0xDE if u != 0xD7 => u + 0x20,
         // Latin Extended-A: pairs, capital first (İ, U+0130, lowercases to
         // two characters and stays; ı, ĸ, ŉ, ſ have no capital here).
-        0x100..=0x12F | 0x132..=0x137 | 0x14A..=0x177 if u % 2 == 0 => u + 1,
-        0x139..=0x148 | 0x179..=0x17E if u % 2 == 1 => u + 1,
+        0x100..=0x12F | 0x132..=0x137 | 0x14A..=0x177 if u.is_multiple_of(2) => u + 1,
+        0x139..=0x148 | 0x179..=0x17E if !u.is_multiple_of(2) => u + 1,
         0x178 => 0xFF,
         0x386 => 0x3AC,
         0x388..=0x38A => u + 37,
@@ -188,13 +188,12 @@ impl Index {
             if out.len() >= LIMIT {
                 return;
             }
-            let mut nth = match out.last() {
+            let first = match out.last() {
                 Some(last) if last.at == e.at => last.nth + 1,
                 _ => 0,
             };
-            for (start, hit) in e.folded.match_indices(query.0.as_str()) {
+            for (nth, (start, hit)) in (first..).zip(e.folded.match_indices(query.0.as_str())) {
                 out.push(Match { at: e.at, item: e.item, field: e.field, range: (start, start + hit.len()), nth });
-                nth += 1;
                 if out.len() >= LIMIT {
                     return;
                 }
@@ -294,6 +293,49 @@ pub fn each_field(segment: &Segment, vars: &Vars, mut f: impl FnMut(Option<usize
             }
         }
     }
+}
+
+/// A message's first words, for an outline: its first segment with prose
+/// (variables substituted), else what its first segment is; whitespace
+/// runs become one space; at most `max` characters (then `…`).
+pub fn summary(message: &crate::types::Message, vars: &Vars, max: usize) -> String {
+    let mut text = String::new();
+    for segment in &message.segments {
+        let found = match segment {
+            Segment::Text(s) => vars.apply(&s.content),
+            Segment::SystemPrompt(s) => vars.apply(&s.content),
+            Segment::LongText(s) => vars.apply(&s.content),
+            _ => continue,
+        };
+        if !found.trim().is_empty() {
+            text = found;
+            break;
+        }
+    }
+    if text.is_empty() {
+        text = match message.segments.first() {
+            None => String::new(),
+            Some(Segment::ToolCallRequest(c)) => format!("{}(…)", c.tool_name),
+            Some(Segment::ToolCallResult(r)) => format!("{}: {}", r.tool_name, r.result),
+            Some(Segment::Document(d)) => d.file_name.clone(),
+            Some(Segment::StaticVar(v)) => format!("{} = {}", v.name, v.value),
+            Some(Segment::Media(m)) => m.alt_text.clone().unwrap_or_else(|| "media".into()),
+            Some(other) => other.kind().replace('_', " "),
+        };
+    }
+    let mut out = String::new();
+    let mut count = 0;
+    for word in text.split_whitespace() {
+        for c in (!out.is_empty()).then_some(' ').into_iter().chain(word.chars()) {
+            if count == max {
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            count += 1;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -452,6 +494,24 @@ mod tests {
         }
         assert_eq!(out, whole);
         assert_eq!(whole.len(), 50 + (0..50).map(|i| i % 3).sum::<usize>());
+    }
+
+    #[test]
+    fn summaries_are_first_words_with_variables_and_bounded() {
+        let (e, vars) = doc(r#"{"version":"1.0","messages":[
+            {"id":"s","role":"system","timestamp":1,"segments":[
+              {"kind":"static_var","name":"who","value":"Ada"},
+              {"kind":"system_prompt","content":"  Hello\n\n {{who}},   be   brief. ","collapsed":true}]},
+            {"id":"a","role":"assistant","timestamp":2,"segments":[
+              {"kind":"tool_call_request","toolName":"search","arguments":{},"collapsed":true}]},
+            {"id":"u","role":"user","timestamp":3,"segments":[{"kind":"text","content":"论文审阅：这是一个很长的句子"}]},
+            {"id":"e","role":"user","timestamp":4,"segments":[]}]}"#);
+        let m = &e.messages;
+        assert_eq!(summary(&m[0], &vars, 100), "Hello Ada, be brief.");
+        assert_eq!(summary(&m[0], &vars, 8), "Hello Ad…");
+        assert_eq!(summary(&m[1], &vars, 100), "search(…)");
+        assert_eq!(summary(&m[2], &vars, 4), "论文审阅…");
+        assert_eq!(summary(&m[3], &vars, 10), "");
     }
 
     #[test]
