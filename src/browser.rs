@@ -542,3 +542,17 @@ pub async fn sleep(ms: i32) {
     });
     let _ = JsFuture::from(promise).await;
 }
+
+/// Whether the user has selected text in the page (a click that ends a
+/// selection is not a "go there").
+pub fn has_selection() -> bool {
+    let Some(w) = web_sys::window() else { return false };
+    let Ok(get) = Reflect::get(&w, &"getSelection".into()).and_then(|f| f.dyn_into::<js_sys::Function>()) else {
+        return false;
+    };
+    get.call0(&w)
+        .ok()
+        .and_then(|s| Reflect::get(&s, &"isCollapsed".into()).ok())
+        .and_then(|c| c.as_bool())
+        .is_some_and(|collapsed| !collapsed)
+}

@@ -54,6 +54,8 @@ pub struct Navigator {
     jump: RwSignal<Option<Jump>>,
     flash: RwSignal<Option<Jump>>,
     current: RwSignal<Option<usize>>,
+    /// The message last jumped to or clicked (the JSON pane follows it).
+    selected: RwSignal<Option<usize>>,
     seq: StoredValue<u64>,
 }
 
@@ -63,6 +65,7 @@ impl Navigator {
             jump: RwSignal::new(None),
             flash: RwSignal::new(None),
             current: RwSignal::new(None),
+            selected: RwSignal::new(None),
             seq: StoredValue::new(0),
         }
     }
@@ -91,6 +94,19 @@ impl Navigator {
         self.seq.update_value(|s| *s += 1);
         let seq = self.seq.get_value();
         self.jump.set(Some(Jump { target, highlight, focus, seq }));
+        self.select(target.message());
+    }
+
+    /// Makes `message` the selected one (a click in it, or a jump).
+    pub fn select(&self, message: usize) {
+        if self.selected.get_untracked() != Some(message) {
+            self.selected.set(Some(message));
+        }
+    }
+
+    /// The selected message (tracked).
+    pub fn selected(&self) -> Option<usize> {
+        self.selected.get()
     }
 
     /// [`Navigator::go`] to a message, which then takes the keyboard focus.

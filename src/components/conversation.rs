@@ -794,7 +794,7 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
             class:flash=move || nav.flashed() == Some(Target::Message(index))
             data-role=role data-message-id=id.clone() data-row=head use:measured_row=(ctl, head) tabindex="-1"
             class:filtered=move || !filter.with(|f| f.shows_message(&doc_for_filter.envelope.messages[index]))
-            aria-posinset={index + 1} aria-setsize=total>
+            aria-posinset={index + 1} aria-setsize=total on:click=move |_| nav.select(index)>
             <header class="msg-head">
                 <span class="role"><Ico name=icon/>" "{role}</span>
                 <time class="muted">{time}</time>

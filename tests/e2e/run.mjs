@@ -1018,6 +1018,37 @@ test('a tool call links to its result and back; the outline jumps; page titles p
   await context.close();
 });
 
+test('a selected message scrolls the OpenAI JSON to its entry; a click in an entry goes to its message', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/d`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.getByTestId('protocol-json').locator('.jl').first().waitFor();
+  /** The JSON lines at the top of the pane (first 3 visible). */
+  const topLines = () => page.evaluate(() => {
+    const pre = document.querySelector('[data-testid=protocol-json]');
+    const box = pre.getBoundingClientRect();
+    const lines = [...pre.querySelectorAll('.jl')].filter((l) => { const r = l.getBoundingClientRect(); return r.bottom > box.top + 2 && r.top < box.bottom; });
+    return lines.slice(0, 4).map((l) => l.textContent.trim());
+  });
+  assert.equal((await topLines())[0], '{', 'the pane starts at the top');
+  await page.locator('[data-message-id="d-a4"] .msg-head time').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=protocol-json]').scrollTop > 100);
+  let top = await topLines();
+  assert.equal(top[0], '{', `an entry opens the pane: ${top}`);
+  assert.match(top[1], /"role": "assistant"/);
+  assert.match(top.join(' '), /The calendar rejected the time zone/);
+  // j moves the selection, and the JSON follows.
+  await page.keyboard.press('j');
+  await page.waitForFunction(() => document.activeElement?.dataset.messageId === 'd-t6');
+  await page.waitForFunction(() => { const pre = document.querySelector('[data-testid=protocol-json]'); const box = pre.getBoundingClientRect(); const l = [...pre.querySelectorAll('.jl')].find((l) => l.getBoundingClientRect().bottom > box.top + 2); return l && l.nextElementSibling?.textContent.includes('"role": "tool"'); });
+  // The other way: a line of the flights result → its tool message.
+  await page.getByTestId('protocol-json').locator('.jl', { hasText: 'Largo do Chafariz' }).first().click();
+  await page.locator('[data-message-id="d-t4"].flash').waitFor();
+  assert.ok(await inView(page, '[data-message-id="d-t4"]'));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('filter by role and kind: hides the rest, says so, resets; search follows it', async (browser) => {
   const { context, page } = await newPage(browser);
   await page.goto(`${BASE}/demo/d`);
