@@ -99,9 +99,7 @@ impl Navigator {
 
     /// Makes `message` the selected one (a click in it, or a jump).
     pub fn select(&self, message: usize) {
-        if self.selected.get_untracked() != Some(message) {
-            self.selected.set(Some(message));
-        }
+        self.selected.set(Some(message));
     }
 
     /// The selected message (tracked).

@@ -241,6 +241,7 @@ impl Ctl {
         let (y0, y1) = (b.top - b.origin, b.bottom - b.origin);
         if user {
             self.capture(&b, y0);
+            self.dom.update_value(|d| d.focus = None);
         }
         self.fit_width();
         let w = self.win.get_untracked();
@@ -326,11 +327,12 @@ impl Ctl {
                     self.dom.update_value(|d| d.anchor = None);
                     return;
                 }
+                self.keep_focus();
                 (el, top)
             }
             Anchor::Target { target, margin } => {
                 let Some(el) = self.target_element(target) else { return };
-                if self.dom.try_update_value(|d| d.focus.take_if(|t| *t == target)).flatten().is_some() {
+                if self.dom.with_value(|d| d.focus == Some(target)) {
                     browser::focus_quietly(&el);
                 }
                 let want = b.top + margin + self.bar.get_untracked();
@@ -344,6 +346,18 @@ impl Ctl {
             d.expected = Some(pos);
             d.at = Some(pos);
         });
+    }
+
+    /// A jump that took the focus keeps it while the window re-renders
+    /// around it (moving an element in the DOM drops its focus), until the
+    /// user scrolls or focuses something else.
+    fn keep_focus(&self) {
+        let Some(target) = self.dom.with_value(|d| d.focus) else { return };
+        if browser::active_element().is_none() {
+            if let Some(el) = self.target_element(target) {
+                browser::focus_quietly(&el);
+            }
+        }
     }
 
     fn target_element(&self, target: Target) -> Option<web_sys::Element> {
@@ -531,6 +545,7 @@ impl Ctl {
         request_animation_frame(move || {
             if ctl.dom.try_with_value(|_| ()).is_some() {
                 ctl.correct();
+                ctl.keep_focus();
             }
         });
         if jump.highlight {

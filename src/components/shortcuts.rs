@@ -57,6 +57,9 @@ pub fn Shortcuts(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     let expansion = Expansion::expect_or_new();
     let dialog = NodeRef::<html::Dialog>::new();
     let opener = StoredValue::new_local(None::<SendWrapper<web_sys::Element>>);
+    // The message a `j`/`k` sent the focus to, until it gets there (keys
+    // pressed faster than the window renders count from it).
+    let pending = StoredValue::new(None::<usize>);
 
     let focus_search = move || {
         if let Some(el) = browser::query("#search") {
@@ -73,7 +76,9 @@ pub fn Shortcuts(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
         let n = doc.envelope.messages.len();
         let f = filter.get_untracked();
         // Nothing focused: the message at the top of the view comes first.
-        let mut i: isize = match (focused_place().0, nav.current_message().get_untracked()) {
+        let focused = focused_place().0;
+        let waiting = pending.get_value().filter(|p| focused != Some(*p));
+        let mut i: isize = match (waiting.or(focused), nav.current_message().get_untracked()) {
             (Some(m), _) => m as isize,
             (None, Some(c)) => c as isize - step,
             (None, None) => -1,
@@ -84,6 +89,7 @@ pub fn Shortcuts(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
                 return;
             }
             if f.shows_message(&doc.envelope.messages[i as usize]) {
+                pending.set_value(Some(i as usize));
                 nav.focus_message(i as usize);
                 return;
             }

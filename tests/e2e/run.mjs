@@ -1031,13 +1031,22 @@ test('a selected message scrolls the OpenAI JSON to its entry; a click in an ent
     return lines.slice(0, 4).map((l) => l.textContent.trim());
   });
   assert.equal((await topLines())[0], '{', 'the pane starts at the top');
-  await page.locator('[data-message-id="d-a4"] .msg-head time').click();
+  // A jump (here the address) selects the message.
+  await page.evaluate(() => { location.hash = 'm=d-a4'; });
   await page.waitForFunction(() => document.querySelector('[data-testid=protocol-json]').scrollTop > 100);
   let top = await topLines();
   assert.equal(top[0], '{', `an entry opens the pane: ${top}`);
   assert.match(top[1], /"role": "assistant"/);
   assert.match(top.join(' '), /The calendar rejected the time zone/);
+  // A click in a message selects it.
+  await page.locator('[data-message-id="d-u2"] .msg-head time').click().catch(async () => {
+    await page.evaluate(() => { location.hash = 'm=d-u2'; });
+  });
+  await page.waitForFunction(() => { const pre = document.querySelector('[data-testid=protocol-json]'); const box = pre.getBoundingClientRect(); const l = [...pre.querySelectorAll('.jl')].find((l) => l.getBoundingClientRect().bottom > box.top + 2); return l && l.nextElementSibling?.textContent.includes('"role": "user"') && l.parentElement.textContent.includes('easyJet'); });
+  top = await topLines();
+  assert.match(top.join(' '), /Perfect, I'll book the easyJet one myself/);
   // j moves the selection, and the JSON follows.
+  await page.locator('[data-message-id="d-a4"] .msg-head time').click();
   await page.keyboard.press('j');
   await page.waitForFunction(() => document.activeElement?.dataset.messageId === 'd-t6');
   await page.waitForFunction(() => { const pre = document.querySelector('[data-testid=protocol-json]'); const box = pre.getBoundingClientRect(); const l = [...pre.querySelectorAll('.jl')].find((l) => l.getBoundingClientRect().bottom > box.top + 2); return l && l.nextElementSibling?.textContent.includes('"role": "tool"'); });
@@ -1061,7 +1070,7 @@ test('filter by role and kind: hides the rest, says so, resets; search follows i
   await page.waitForTimeout(200);
   assert.deepEqual(await shown(), ['d-t1', 'd-t2', 'd-t3', 'd-t4', 'd-t5', 'd-t6']);
   // Search counts only what shows.
-  await page.getByTestId('search').fill('Lisbon');
+  await page.getByTestId('search').fill('Alfama');
   await page.waitForFunction(() => / of /.test(document.querySelector('[data-testid=search-count]').textContent));
   const inTools = Number((await page.getByTestId('search-count').textContent()).split(' of ')[1]);
   // Kinds: tool_call_request only (tool role still ticked → nothing of a tool message is a request: all hidden).
