@@ -416,6 +416,7 @@ impl Ctl {
             });
         }
         self.correct();
+        self.keep_focus();
         self.schedule_update();
     }
 
@@ -446,6 +447,7 @@ impl Ctl {
         request_animation_frame(move || {
             if ctl.dom.try_update_value(|d| d.frame_pending = false).is_some() {
                 ctl.update(false);
+                ctl.keep_focus();
             }
         });
     }
