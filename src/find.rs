@@ -140,6 +140,12 @@ impl Search {
             doc.track();
             filter.0.track();
             if prev.is_some() {
+                // Until the new result: "Searching…", nothing painted.
+                if !s.query.get_untracked().is_empty() {
+                    s.running.set(true);
+                    s.marking.update_value(|m| *m += 1);
+                    browser::clear_match_highlight();
+                }
                 s.start(0);
             }
         });
@@ -310,6 +316,7 @@ impl Search {
             return;
         };
         let needle = self.searched.get_untracked().map(|q| fold(&q)).unwrap_or_default();
+        browser::clear_match_highlight();
         let s = *self;
         // The segment renders after the jump; Markdown may render its text
         // again later, and the window may unmount and remount it: the

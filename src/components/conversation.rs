@@ -327,13 +327,12 @@ impl Ctl {
                     self.dom.update_value(|d| d.anchor = None);
                     return;
                 }
-                self.keep_focus();
                 (el, top)
             }
             Anchor::Target { target, margin } => {
                 let Some(el) = self.target_element(target) else { return };
-                if self.dom.with_value(|d| d.focus == Some(target)) {
-                    browser::focus_quietly(&el);
+                if self.dom.try_update_value(|d| d.focus.take_if(|t| *t == target)).flatten().is_some() {
+                    self.focus_later(target);
                 }
                 let want = b.top + margin + self.bar.get_untracked();
                 self.dom.update_value(|d| d.anchor = Some(Anchor::Element { el: el.clone(), top: want }));
@@ -348,16 +347,26 @@ impl Ctl {
         });
     }
 
-    /// A jump that took the focus keeps it while the window re-renders
-    /// around it (moving an element in the DOM drops its focus), until the
-    /// user scrolls or focuses something else.
-    fn keep_focus(&self) {
-        let Some(target) = self.dom.with_value(|d| d.focus) else { return };
-        if browser::active_element().is_none() {
-            if let Some(el) = self.target_element(target) {
+    /// Focuses a jump's target once the window has placed it: focusing
+    /// while rows are still being measured stops the jump short (Chromium),
+    /// and the window moving the element in the DOM drops its focus, so
+    /// after two frames, and again a moment later if the focus fell to the
+    /// page.
+    fn focus_later(&self, target: Target) {
+        let ctl = *self;
+        leptos::task::spawn_local(async move {
+            browser::after_next_paint().await;
+            browser::after_next_paint().await;
+            if let Some(el) = ctl.dom.try_with_value(|_| ()).and_then(|_| ctl.target_element(target)) {
                 browser::focus_quietly(&el);
             }
-        }
+            browser::sleep(300).await;
+            if browser::active_element().is_none() {
+                if let Some(el) = ctl.dom.try_with_value(|_| ()).and_then(|_| ctl.target_element(target)) {
+                    browser::focus_quietly(&el);
+                }
+            }
+        });
     }
 
     fn target_element(&self, target: Target) -> Option<web_sys::Element> {
@@ -416,7 +425,6 @@ impl Ctl {
             });
         }
         self.correct();
-        self.keep_focus();
         self.schedule_update();
     }
 
@@ -447,7 +455,6 @@ impl Ctl {
         request_animation_frame(move || {
             if ctl.dom.try_update_value(|d| d.frame_pending = false).is_some() {
                 ctl.update(false);
-                ctl.keep_focus();
             }
         });
     }
@@ -547,7 +554,6 @@ impl Ctl {
         request_animation_frame(move || {
             if ctl.dom.try_with_value(|_| ()).is_some() {
                 ctl.correct();
-                ctl.keep_focus();
             }
         });
         if jump.highlight {
