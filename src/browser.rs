@@ -422,7 +422,10 @@ pub fn is_typing_target(el: &web_sys::Element) -> bool {
     }
     if tag == "input" {
         let kind = el.get_attribute("type").unwrap_or_default().to_ascii_lowercase();
-        return !matches!(kind.as_str(), "checkbox" | "radio" | "button" | "submit" | "reset" | "range" | "color" | "file");
+        return !matches!(
+            kind.as_str(),
+            "checkbox" | "radio" | "button" | "submit" | "reset" | "range" | "color" | "file"
+        );
     }
     el.dyn_ref::<web_sys::HtmlElement>().is_some_and(|h| h.is_content_editable())
 }
@@ -462,7 +465,9 @@ pub fn highlight_match(
     let end = start + folded_query.len();
     // A byte offset in the joined text → (node, UTF-16 offset in it).
     let point = |at: usize, is_end: bool| {
-        let k = nodes.iter().rposition(|(_, t, base)| *base <= at && (at < base + t.len() || (is_end && at == base + t.len())))?;
+        let k = nodes
+            .iter()
+            .rposition(|(_, t, base)| *base <= at && (at < base + t.len() || (is_end && at == base + t.len())))?;
         let (node, t, base) = &nodes[k];
         let within = t.get(..at - base)?;
         Some((node.clone(), within.encode_utf16().count() as u32))
@@ -498,7 +503,8 @@ pub fn clear_match_highlight() {
     let global = js_sys::global();
     let Ok(css) = js_sys::Reflect::get(&global, &"CSS".into()) else { return };
     let Ok(registry) = js_sys::Reflect::get(&css, &"highlights".into()) else { return };
-    if let Ok(delete) = js_sys::Reflect::get(&registry, &"delete".into()).and_then(|f| f.dyn_into::<js_sys::Function>()) {
+    if let Ok(delete) = js_sys::Reflect::get(&registry, &"delete".into()).and_then(|f| f.dyn_into::<js_sys::Function>())
+    {
         let _ = delete.call1(&registry, &MATCH_HIGHLIGHT.into());
     }
 }

@@ -198,13 +198,15 @@ impl Search {
         };
         if self.searched.get_untracked().as_deref() == Some(text.as_str()) && !self.running.get_untracked() {
             // The same query again (Enter): no new search.
-            if self.indexed.with_value(|i| i.as_ref().is_some_and(|i| std::ptr::eq(i.doc.as_ptr(), Arc::as_ptr(&doc)))) {
+            if self.indexed.with_value(|i| i.as_ref().is_some_and(|i| std::ptr::eq(i.doc.as_ptr(), Arc::as_ptr(&doc))))
+            {
                 return;
             }
         }
         self.running.set(true);
         let t_start = browser::now_ms();
-        let same = self.indexed.with_value(|i| i.as_ref().is_some_and(|i| std::ptr::eq(i.doc.as_ptr(), Arc::as_ptr(&doc))));
+        let same =
+            self.indexed.with_value(|i| i.as_ref().is_some_and(|i| std::ptr::eq(i.doc.as_ptr(), Arc::as_ptr(&doc))));
         if !same {
             self.indexed.set_value(Some(Indexed { doc: Arc::downgrade(&doc), index: Index::default() }));
         }

@@ -640,12 +640,8 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
     let nav = Navigator::expect_or_new();
     let total = doc.envelope.messages.len();
     let filter = Filter::expect_or_new().0;
-    let model = StoredValue::new(Model::new(
-        doc.clone(),
-        expansion,
-        text_width(guessed_list_width()),
-        filter.get_untracked(),
-    ));
+    let model =
+        StoredValue::new(Model::new(doc.clone(), expansion, text_width(guessed_list_width()), filter.get_untracked()));
     let done = nav.requested_untracked().map_or(0, |j| j.seq);
     let dom = StoredValue::new_local(Dom { done, ..Dom::default() });
     let ctl = Ctl { model, dom, win: RwSignal::new(Win::default()), bar: RwSignal::new(0.0), expansion, nav };

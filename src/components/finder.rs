@@ -85,7 +85,8 @@ pub fn FilterMenu(doc: Arc<Doc>) -> impl IntoView {
         .copied()
         .filter(|k| doc.envelope.messages.iter().any(|m| m.segments.iter().any(|s| s.kind() == *k)))
         .collect();
-    let roles: Vec<Role> = Role::ALL.into_iter().filter(|r| doc.envelope.messages.iter().any(|m| m.role == *r)).collect();
+    let roles: Vec<Role> =
+        Role::ALL.into_iter().filter(|r| doc.envelope.messages.iter().any(|m| m.role == *r)).collect();
     view! {
         <details class="menu filter-menu" data-testid="filter">
             <summary class="btn small" class:on=move || filter.with(|f| f.is_active())>

@@ -20,11 +20,8 @@ pub fn ToolCallRequestSegment(segment: ToolCallRequest, at: At) -> impl IntoView
     let id = doc.calls.request_at(at).map(|q| q.export_id.clone()).unwrap_or_default();
     let answered = doc.calls.results_for(at).count();
     let nav = use_context::<Navigator>();
-    let results: Vec<(At, String)> = doc
-        .calls
-        .results_for(at)
-        .map(|r| (r.at, doc.envelope.messages[r.at.message].id.clone()))
-        .collect();
+    let results: Vec<(At, String)> =
+        doc.calls.results_for(at).map(|r| (r.at, doc.envelope.messages[r.at.message].id.clone())).collect();
     let toggle = Toggle::new(!segment.collapsed);
     let open = toggle.open;
     let rows: Vec<(String, Value)> = segment.arguments.into_iter().collect();

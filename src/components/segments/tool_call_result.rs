@@ -14,7 +14,8 @@ use crate::nav::Navigator;
 pub fn ToolCallResultSegment(segment: ToolCallResult, at: At) -> impl IntoView {
     let doc = CurrentDoc::expect();
     let answers = doc.calls.request_for(at).map(|q| q.export_id.clone());
-    let request = doc.calls.request_for(at).map(|q| (q.at, q.export_id.clone(), doc.envelope.messages[q.at.message].id.clone()));
+    let request =
+        doc.calls.request_for(at).map(|q| (q.at, q.export_id.clone(), doc.envelope.messages[q.at.message].id.clone()));
     let nav = use_context::<Navigator>();
     let toggle = Toggle::new(!segment.collapsed);
     let open = toggle.open;
