@@ -243,6 +243,8 @@ test('under a base path (trunk --public-url /sub/) routes, links and demos stay 
   const outside = requested.filter((p) => !p.startsWith('/sub/'));
   assert.deepEqual(outside, [], 'nothing requested outside the base');
   assert.deepEqual(page.errors, []);
+  // The Markdown module may still be loading: its request must not outlive the page.
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
   await context.close();
 });
 
