@@ -999,10 +999,12 @@ test('a tool call links to its result and back; the outline jumps; page titles p
   assert.equal(await page.title(), 'Demo D · Prompt Envelope');
   await page.locator('[data-message-id="d-a3"] .seg-slot[data-seg="2"] [data-testid=to-result]').click();
   await page.locator('[data-message-id="d-t4"] .seg-slot[data-seg="0"].flash').waitFor();
+  await page.waitForTimeout(300);
   assert.ok(await inView(page, '[data-message-id="d-t4"] .seg-slot[data-seg="0"]'));
   await page.waitForFunction(() => location.hash === '#m=d-t4&s=0');
   await page.locator('[data-message-id="d-t4"] [data-testid=to-call]').click();
   await page.locator('[data-message-id="d-a3"] .seg-slot[data-seg="2"].flash').waitFor();
+  await page.waitForTimeout(300);
   assert.ok(await inView(page, '[data-message-id="d-a3"] .seg-slot[data-seg="2"]'));
   // Outline: every message with role and first words; a click jumps and focuses.
   await page.locator('[data-testid=outline] summary').click();
