@@ -16,9 +16,11 @@ use crate::components::loader::{
     drag_has_files, on_drop, ImportProgress, ImportedFrom, LoadErrors, Notices, OpenButton, PasteButton, Warnings,
 };
 use crate::components::protocol_panel::ProtocolPanel;
+use crate::components::shortcuts::Shortcuts;
 use crate::components::template::TemplatePage;
 use crate::doc::{Doc, Source};
 use crate::edit::Editing;
+use crate::find::{Filter, Search};
 use crate::markdown;
 use crate::nav::Navigator;
 use crate::router::{href, Route, Router};
@@ -58,6 +60,8 @@ pub fn App() -> impl IntoView {
             session.notify(format!("Markdown is shown as plain text: {why}."), true);
         }
     });
+    // The page's title follows the route.
+    Effect::new(move |_| browser::set_title(&router.route().title(|c| DEMOS.iter().any(|&(d, _)| d == c))));
     view! {
         <Frame>
             {move || match router.route() {
@@ -297,11 +301,15 @@ fn UserDocPage() -> impl IntoView {
 pub(crate) fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     let prefs = Prefs::expect();
     let editing = Editing::expect();
-    provide_context(Navigator::new());
+    let nav = Navigator::new();
+    provide_context(nav);
     provide_context(Budget::new(doc));
     let consent = RemoteConsent::new(doc, prefs);
     provide_context(consent);
     Checks::new(doc);
+    let filter = Filter(RwSignal::new(Default::default()));
+    provide_context(filter);
+    provide_context(Search::new(doc, filter, nav));
     let split = prefs.split;
     // The Markdown module loads after the first paint of a document.
     Effect::new(move |_| {
@@ -323,6 +331,7 @@ pub(crate) fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
         _ => {}
     };
     view! {
+        <Shortcuts doc/>
         <main class="panes" style=move || format!("--split:{}%", split.get())
             on:pointermove=on_move
             on:pointerup=move |_| dragging.set(false)

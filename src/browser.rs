@@ -432,3 +432,194 @@ pub fn page_url() -> String {
 pub fn origin() -> String {
     web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default()
 }
+
+// ---- finding and navigation ---------------------------------------------
+
+/// Resolves after a zero-delay timeout: the task ends here, so a long job
+/// that awaits this between steps never blocks input or a paint for long.
+pub async fn yield_now() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Sets the page's title.
+pub fn set_title(title: &str) {
+    if let Some(d) = web_sys::window().and_then(|w| w.document()) {
+        d.set_title(title);
+    }
+}
+
+/// The focused element, if any (not `<body>`).
+pub fn active_element() -> Option<web_sys::Element> {
+    let d = web_sys::window()?.document()?;
+    let el = d.active_element()?;
+    (Some(&el) != d.body().map(web_sys::Element::from).as_ref()).then_some(el)
+}
+
+/// Moves focus to `el` without scrolling (the caller placed it).
+pub fn focus_quietly(el: &web_sys::Element) {
+    if let Some(el) = el.dyn_ref::<web_sys::HtmlElement>() {
+        let options = web_sys::FocusOptions::new();
+        options.set_prevent_scroll(true);
+        let _ = el.focus_with_options(&options);
+    }
+}
+
+/// The first element matching `selector` in the page.
+pub fn query(selector: &str) -> Option<web_sys::Element> {
+    web_sys::window()?.document()?.query_selector(selector).ok().flatten()
+}
+
+/// Whether typing goes to `el` (a text field, a select, an editable region):
+/// single-key shortcuts leave such keys alone.
+pub fn is_typing_target(el: &web_sys::Element) -> bool {
+    let tag = el.tag_name().to_ascii_lowercase();
+    if tag == "textarea" || tag == "select" {
+        return true;
+    }
+    if tag == "input" {
+        let kind = el.get_attribute("type").unwrap_or_default().to_ascii_lowercase();
+        return !matches!(
+            kind.as_str(),
+            "checkbox" | "radio" | "button" | "submit" | "reset" | "range" | "color" | "file"
+        );
+    }
+    el.dyn_ref::<web_sys::HtmlElement>().is_some_and(|h| h.is_content_editable())
+}
+
+/// The CSS Custom Highlight under which the current search match is painted.
+const MATCH_HIGHLIGHT: &str = "pep-match";
+
+/// Paints the `nth` occurrence (0-based; the last one if there are fewer)
+/// of `folded_query` in `root`'s text, compared through `fold`, with the
+/// CSS Custom Highlight API (the DOM is not touched), and scrolls it into
+/// view if `scroll` and it is outside the viewport. Returns the painted
+/// range, or `None` when the text is not there as such (Markdown changed
+/// it) or the API is missing.
+pub fn highlight_match(
+    root: &web_sys::Element,
+    folded_query: &str,
+    nth: usize,
+    fold: impl Fn(&str) -> String,
+    scroll: bool,
+) -> Option<web_sys::Range> {
+    let doc = web_sys::window()?.document()?;
+    // SHOW_TEXT
+    let walker = doc.create_tree_walker_with_what_to_show(root, 4).ok()?;
+    let mut nodes: Vec<(web_sys::Node, String, usize)> = Vec::new();
+    let mut text = String::new();
+    while let Ok(Some(node)) = walker.next_node() {
+        let t = node.node_value().unwrap_or_default();
+        nodes.push((node, t.clone(), text.len()));
+        text.push_str(&t);
+    }
+    if folded_query.is_empty() {
+        return None;
+    }
+    let folded = fold(&text);
+    let starts: Vec<usize> = folded.match_indices(folded_query).map(|(i, _)| i).collect();
+    let start = *starts.get(nth).or(starts.last())?;
+    let end = start + folded_query.len();
+    // A byte offset in the joined text → (node, UTF-16 offset in it).
+    let point = |at: usize, is_end: bool| {
+        let k = nodes
+            .iter()
+            .rposition(|(_, t, base)| *base <= at && (at < base + t.len() || (is_end && at == base + t.len())))?;
+        let (node, t, base) = &nodes[k];
+        let within = t.get(..at - base)?;
+        Some((node.clone(), within.encode_utf16().count() as u32))
+    };
+    let (n0, o0) = point(start, false)?;
+    let (n1, o1) = point(end, true)?;
+    let range = doc.create_range().ok()?;
+    range.set_start(&n0, o0).ok()?;
+    range.set_end(&n1, o1).ok()?;
+    let global = js_sys::global();
+    let ctor: js_sys::Function = js_sys::Reflect::get(&global, &"Highlight".into()).ok()?.dyn_into().ok()?;
+    let highlight = js_sys::Reflect::construct(&ctor, &js_sys::Array::of1(&range)).ok()?;
+    let css = js_sys::Reflect::get(&global, &"CSS".into()).ok()?;
+    let registry = js_sys::Reflect::get(&css, &"highlights".into()).ok()?;
+    let set: js_sys::Function = js_sys::Reflect::get(&registry, &"set".into()).ok()?.dyn_into().ok()?;
+    set.call2(&registry, &MATCH_HIGHLIGHT.into(), &highlight).ok()?;
+    if scroll {
+        let r = range.get_bounding_client_rect();
+        let h = web_sys::window()?.inner_height().ok()?.as_f64()?;
+        if r.top() < 80.0 || r.bottom() > h - 40.0 {
+            if let Some(parent) = n0.parent_element() {
+                let options = web_sys::ScrollIntoViewOptions::new();
+                options.set_block(web_sys::ScrollLogicalPosition::Center);
+                parent.scroll_into_view_with_scroll_into_view_options(&options);
+            }
+        }
+    }
+    Some(range)
+}
+
+/// Removes the search match's paint.
+pub fn clear_match_highlight() {
+    let global = js_sys::global();
+    let Ok(css) = js_sys::Reflect::get(&global, &"CSS".into()) else { return };
+    let Ok(registry) = js_sys::Reflect::get(&css, &"highlights".into()) else { return };
+    if let Ok(delete) = js_sys::Reflect::get(&registry, &"delete".into()).and_then(|f| f.dyn_into::<js_sys::Function>())
+    {
+        let _ = delete.call1(&registry, &MATCH_HIGHLIGHT.into());
+    }
+}
+
+/// Whether a range still covers text in the page (a removed node
+/// collapses the ranges in it).
+pub fn range_connected(range: &web_sys::Range) -> bool {
+    !range.collapsed() && range.start_container().is_ok_and(|n| n.is_connected())
+}
+
+/// Scrolls a scrollable box so that `el` (inside it) is near its top,
+/// without moving the page.
+pub fn scroll_into_box(scroller: &web_sys::Element, el: &web_sys::Element) {
+    let (top, _) = rect(el);
+    let (box_top, _) = rect(scroller);
+    scroller.set_scroll_top(scroller.scroll_top() + (top - box_top - 8.0) as i32);
+}
+
+/// Shows `<dialog>` `el` as a modal (Escape closes it; the page behind is inert).
+pub fn show_modal(el: &web_sys::Element) {
+    if let Some(d) = el.dyn_ref::<web_sys::HtmlDialogElement>() {
+        if !d.open() {
+            let _ = d.show_modal();
+        }
+    }
+}
+
+/// Closes `<dialog>` `el`.
+pub fn close_dialog(el: &web_sys::Element) {
+    if let Some(d) = el.dyn_ref::<web_sys::HtmlDialogElement>() {
+        d.close();
+    }
+}
+
+/// Resolves after `ms` milliseconds.
+pub async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Whether the user has selected text in the page (a click that ends a
+/// selection is not a "go there").
+pub fn has_selection() -> bool {
+    let Some(w) = web_sys::window() else { return false };
+    let Ok(get) = Reflect::get(&w, &"getSelection".into()).and_then(|f| f.dyn_into::<js_sys::Function>()) else {
+        return false;
+    };
+    get.call0(&w)
+        .ok()
+        .and_then(|s| Reflect::get(&s, &"isCollapsed".into()).ok())
+        .and_then(|c| c.as_bool())
+        .is_some_and(|collapsed| !collapsed)
+}

@@ -10,6 +10,7 @@ pub mod budget;
 pub mod components;
 pub mod doc;
 pub mod edit;
+pub mod find;
 pub mod hooks;
 pub mod markdown;
 pub mod nav;

@@ -42,6 +42,8 @@ pub struct Jump {
     pub target: Target,
     /// Highlight the target for a moment once it is in view.
     pub highlight: bool,
+    /// Move the keyboard focus to it once it is rendered (`j`/`k`).
+    pub focus: bool,
     pub seq: u64,
 }
 
@@ -52,6 +54,8 @@ pub struct Navigator {
     jump: RwSignal<Option<Jump>>,
     flash: RwSignal<Option<Jump>>,
     current: RwSignal<Option<usize>>,
+    /// The message last jumped to or clicked (the JSON pane follows it).
+    selected: RwSignal<Option<usize>>,
     seq: StoredValue<u64>,
 }
 
@@ -61,6 +65,7 @@ impl Navigator {
             jump: RwSignal::new(None),
             flash: RwSignal::new(None),
             current: RwSignal::new(None),
+            selected: RwSignal::new(None),
             seq: StoredValue::new(0),
         }
     }
@@ -82,9 +87,29 @@ impl Navigator {
     /// hides it, scrolls to it, and highlights it for a moment if asked.
     /// The address's fragment follows (`#m=…`), without a history entry.
     pub fn go(&self, target: Target, highlight: bool) {
+        self.send(target, highlight, false);
+    }
+
+    fn send(&self, target: Target, highlight: bool, focus: bool) {
         self.seq.update_value(|s| *s += 1);
         let seq = self.seq.get_value();
-        self.jump.set(Some(Jump { target, highlight, seq }));
+        self.jump.set(Some(Jump { target, highlight, focus, seq }));
+        self.select(target.message());
+    }
+
+    /// Makes `message` the selected one (a click in it, or a jump).
+    pub fn select(&self, message: usize) {
+        self.selected.set(Some(message));
+    }
+
+    /// The selected message (tracked).
+    pub fn selected(&self) -> Option<usize> {
+        self.selected.get()
+    }
+
+    /// [`Navigator::go`] to a message, which then takes the keyboard focus.
+    pub fn focus_message(&self, index: usize) {
+        self.send(Target::Message(index), true, true);
     }
 
     /// [`Navigator::go`] to a segment.

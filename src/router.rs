@@ -35,6 +35,19 @@ pub enum Route {
 }
 
 impl Route {
+    /// The page's title (`Demo D · Prompt Envelope`); `demo_exists` says
+    /// whether a demo of a letter exists.
+    pub fn title(&self, demo_exists: impl Fn(char) -> bool) -> String {
+        let page = match *self {
+            Route::Demo(c) if demo_exists(c) => format!("Demo {}", c.to_ascii_uppercase()),
+            Route::Doc => "Your document".to_string(),
+            Route::Diff => "Compare".to_string(),
+            Route::Template => "Template".to_string(),
+            Route::Demo(_) | Route::NotFound => "Page not found".to_string(),
+        };
+        format!("{page} · Prompt Envelope")
+    }
+
     /// The page of a path relative to the base (`/doc`). A trailing slash
     /// is ignored; the query and fragment must already be gone.
     pub fn parse(path: &str) -> Route {
@@ -184,6 +197,16 @@ pub fn use_navigate() -> impl Fn(&str, NavigateOptions) + Clone + 'static {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn titles_per_route() {
+        let exists = |c: char| ('a'..='f').contains(&c);
+        assert_eq!(Route::Demo('d').title(exists), "Demo D · Prompt Envelope");
+        assert_eq!(Route::Doc.title(exists), "Your document · Prompt Envelope");
+        assert_eq!(Route::Demo('z').title(exists), "Page not found · Prompt Envelope");
+        assert_eq!(Route::NotFound.title(exists), "Page not found · Prompt Envelope");
+    }
+
     use super::*;
 
     #[test]

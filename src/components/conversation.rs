@@ -18,12 +18,14 @@ use send_wrapper::SendWrapper;
 use crate::browser;
 use crate::budget::{Budget, Counting};
 use crate::components::count;
+use crate::components::finder::{FilterMenu, FilterStatus, Outline, SearchBox};
 use crate::components::icons::Ico;
 use crate::components::panel::SegmentAt;
 use crate::components::rich::CurrentDoc;
 use crate::components::segments::SegmentView;
 use crate::components::settings::RequestSettings;
 use crate::doc::Doc;
+use crate::find::{Filter, FilterSet};
 use crate::hooks::{use_hash_change, use_page_scroll, use_resize_observer, ResizeObserverHandle};
 use crate::nav::{anchor_fragment, parse_anchor, Jump, Navigator, Target};
 use crate::state::{Expansion, ToggleKey};
@@ -62,10 +64,12 @@ struct Model {
     base: Vec<usize>,
     /// The text width estimates assume.
     width: f64,
+    /// What the filter shows (hidden rows are estimated at nothing).
+    filter: FilterSet,
 }
 
 impl Model {
-    fn new(doc: Arc<Doc>, expansion: Expansion, width: f64) -> Model {
+    fn new(doc: Arc<Doc>, expansion: Expansion, width: f64, filter: FilterSet) -> Model {
         let mut base = Vec::with_capacity(doc.envelope.messages.len());
         let mut sizes = Vec::with_capacity(doc.segment_count());
         for m in &doc.envelope.messages {
@@ -73,7 +77,7 @@ impl Model {
             sizes.extend(m.segments.iter().map(SegmentSize::of));
         }
         let lens: Vec<usize> = doc.envelope.messages.iter().map(|m| m.segments.len()).collect();
-        let mut model = Model { layout: Layout::new(std::iter::empty(), |_| 0.0), doc, sizes, base, width };
+        let mut model = Model { layout: Layout::new(std::iter::empty(), |_| 0.0), doc, sizes, base, width, filter };
         let layout = Layout::new(lens, |row| model.estimate(expansion, row));
         model.layout = layout;
         model
@@ -81,11 +85,20 @@ impl Model {
 
     fn segment_height(&self, expansion: Expansion, m: usize, s: usize) -> f64 {
         let segment = &self.doc.envelope.messages[m].segments[s];
+        if !self.filter.shows_segment(segment) {
+            return 0.0;
+        }
         let open = expansion.is_open_untracked(ToggleKey::segment(m, s), default_open(segment));
         self.sizes[self.base[m] + s].height(open, self.width)
     }
 
     fn estimate(&self, expansion: Expansion, row: Row) -> f64 {
+        let m = match row {
+            Row::Head(m) | Row::Chunk { message: m, .. } => m,
+        };
+        if !self.filter.shows_message(&self.doc.envelope.messages[m]) {
+            return 0.0;
+        }
         match row {
             Row::Head(_) => HEAD_ESTIMATE,
             Row::Chunk { message, chunk } => {
@@ -107,6 +120,17 @@ impl Model {
             .map(|(m, c)| (self.layout.chunk_row(m, c), Row::Chunk { message: m, chunk: c }))
             .filter(|(r, _)| !rendered.contains(r))
             .map(|(r, row)| (r, self.estimate(expansion, row)))
+            .collect();
+        self.layout.reestimate_many(heights);
+    }
+
+    /// A new filter: every row not rendered is estimated again (rendered
+    /// ones are measured again as they hide or show).
+    fn refilter(&mut self, expansion: Expansion, rendered: &HashSet<usize>, filter: FilterSet) {
+        self.filter = filter;
+        let heights: Vec<(usize, f64)> = (0..self.layout.rows())
+            .filter(|r| !rendered.contains(r))
+            .map(|r| (r, self.estimate(expansion, self.layout.row(r))))
             .collect();
         self.layout.reestimate_many(heights);
     }
@@ -157,6 +181,8 @@ struct Dom {
     frame_pending: bool,
     /// The newest jump carried out.
     done: u64,
+    /// A jump's target to focus once it is rendered.
+    focus: Option<Target>,
 }
 
 /// The visible band of the list, in viewport coordinates.
@@ -215,6 +241,7 @@ impl Ctl {
         let (y0, y1) = (b.top - b.origin, b.bottom - b.origin);
         if user {
             self.capture(&b, y0);
+            self.dom.update_value(|d| d.focus = None);
         }
         self.fit_width();
         let w = self.win.get_untracked();
@@ -304,6 +331,9 @@ impl Ctl {
             }
             Anchor::Target { target, margin } => {
                 let Some(el) = self.target_element(target) else { return };
+                if self.dom.try_update_value(|d| d.focus.take_if(|t| *t == target)).flatten().is_some() {
+                    self.focus_later(target);
+                }
                 let want = b.top + margin + self.bar.get_untracked();
                 self.dom.update_value(|d| d.anchor = Some(Anchor::Element { el: el.clone(), top: want }));
                 (el, want)
@@ -314,6 +344,28 @@ impl Ctl {
         self.dom.update_value(|d| {
             d.expected = Some(pos);
             d.at = Some(pos);
+        });
+    }
+
+    /// Focuses a jump's target once the window has placed it: focusing
+    /// while rows are still being measured stops the jump short (Chromium),
+    /// and the window moving the element in the DOM drops its focus, so
+    /// after two frames, and again a moment later if the focus fell to the
+    /// page.
+    fn focus_later(&self, target: Target) {
+        let ctl = *self;
+        leptos::task::spawn_local(async move {
+            browser::after_next_paint().await;
+            browser::after_next_paint().await;
+            if let Some(el) = ctl.dom.try_with_value(|_| ()).and_then(|_| ctl.target_element(target)) {
+                browser::focus_quietly(&el);
+            }
+            browser::sleep(300).await;
+            if browser::active_element().is_none() {
+                if let Some(el) = ctl.dom.try_with_value(|_| ()).and_then(|_| ctl.target_element(target)) {
+                    browser::focus_quietly(&el);
+                }
+            }
         });
     }
 
@@ -339,7 +391,7 @@ impl Ctl {
                 if !el.is_connected() {
                     continue;
                 }
-                if el.class_list().contains("session-bar") {
+                if el.class_list().contains("conv-sticky") {
                     bar = Some(*h);
                 }
                 if el.class_list().contains("messages") {
@@ -490,7 +542,10 @@ impl Ctl {
             md.layout.span(y - screen * 0.5, y + screen * 1.5)
         });
         let margin = if target.at().is_some() { SEGMENT_MARGIN } else { MESSAGE_MARGIN };
-        self.dom.update_value(|d| d.anchor = Some(Anchor::Target { target, margin }));
+        self.dom.update_value(|d| {
+            d.anchor = Some(Anchor::Target { target, margin });
+            d.focus = jump.focus.then_some(target);
+        });
         self.win.update(|w| *w = Win { span, epoch: w.epoch + 1 });
         // Rendered already: no resize may follow, so place it now (and
         // once more after the frame, when the new rows are measured).
@@ -584,7 +639,9 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
     expansion.bind(&doc);
     let nav = Navigator::expect_or_new();
     let total = doc.envelope.messages.len();
-    let model = StoredValue::new(Model::new(doc.clone(), expansion, text_width(guessed_list_width())));
+    let filter = Filter::expect_or_new().0;
+    let model =
+        StoredValue::new(Model::new(doc.clone(), expansion, text_width(guessed_list_width()), filter.get_untracked()));
     let done = nav.requested_untracked().map_or(0, |j| j.seq);
     let dom = StoredValue::new_local(Dom { done, ..Dom::default() });
     let ctl = Ctl { model, dom, win: RwSignal::new(Win::default()), bar: RwSignal::new(0.0), expansion, nav };
@@ -616,6 +673,16 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
             }
         }
     });
+    // A new filter: hidden rows take no room.
+    Effect::new(move |prev: Option<()>| {
+        let f = filter.get();
+        if prev.is_some() {
+            let rendered = ctl.rendered();
+            model.update_value(|md| md.refilter(expansion, &rendered, f));
+            ctl.win.update(|w| w.epoch += 1);
+            ctl.schedule_update();
+        }
+    });
     use_page_scroll(move |target| ctl.on_scroll(target));
     use_hash_change(move |fragment| {
         if let Some(target) = ctl.anchor_target(&fragment) {
@@ -638,9 +705,14 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
     view! {
         <div class="conversation" style=move || format!("--bar-h:{}px", bar.get())>
             <RequestSettings doc=doc.clone()/>
-            <SessionBar doc=doc.clone()/>
+            <div class="conv-sticky" use:observed=(ctl, false)>
+                <SessionBar doc=doc.clone()/>
+                <SearchBox/>
+            </div>
             <div class="conv-tools">
                 <span class="muted">{format!("{} · {}", count(total, "message"), count(doc.segment_count(), "segment"))}</span>
+                <Outline doc=doc.clone()/>
+                <FilterMenu doc=doc.clone()/>
                 <button type="button" class="btn small" on:click=move |_| ctl.order(None, true)>
                     <Ico name="chevrons-up-down"/>" Expand all"
                 </button>
@@ -649,6 +721,7 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
                 </button>
                 <crate::components::editor::ShareLink/>
             </div>
+            <FilterStatus doc=doc.clone()/>
             <ol class="messages" use:observed=(ctl, true)
                 style:padding-top=move || format!("{}px", pads.get().0)
                 style:padding-bottom=move || format!("{}px", pads.get().1)>
@@ -666,7 +739,6 @@ fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
     if doc.var_defs.is_empty() {
         return ().into_any();
     }
-    let ctl = Ctl::expect();
     let editing = use_context::<crate::edit::Editing>().is_some_and(|e| e.on.get_untracked());
     let chips: Vec<AnyView> = doc
         .var_defs
@@ -703,7 +775,7 @@ fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
         })
         .collect();
     view! {
-        <section class="session-bar" aria-label="Session variables" use:observed=(ctl, false)>
+        <section class="session-bar" aria-label="Session variables">
             <span class="session-label"><Ico name="variable"/>" Variables"</span>
             <ul class="chips">{chips}</ul>
         </section>
@@ -726,6 +798,8 @@ fn role_icon(role: Role) -> &'static str {
 pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
     let ctl = Ctl::expect();
     let nav = ctl.nav;
+    let filter = Filter::expect_or_new().0;
+    let doc_for_filter = doc.clone();
     let m = &doc.envelope.messages[index];
     let total = doc.envelope.messages.len();
     let role = m.role.as_str();
@@ -756,8 +830,9 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
     view! {
         <li class=format!("msg role-{role}") class:dropped=move || dropped().is_some() class:chunked=chunked
             class:flash=move || nav.flashed() == Some(Target::Message(index))
-            data-role=role data-message-id=id.clone() data-row=head use:measured_row=(ctl, head)
-            aria-posinset={index + 1} aria-setsize=total>
+            data-role=role data-message-id=id.clone() data-row=head use:measured_row=(ctl, head) tabindex="-1"
+            class:filtered=move || !filter.with(|f| f.shows_message(&doc_for_filter.envelope.messages[index]))
+            aria-posinset={index + 1} aria-setsize=total on:click=move |_| nav.select(index)>
             <header class="msg-head">
                 <span class="role"><Ico name=icon/>" "{role}</span>
                 <time class="muted">{time}</time>
@@ -803,6 +878,7 @@ fn ChunkView(doc: Arc<Doc>, message: usize, chunk: usize) -> impl IntoView {
         Some(Counting::Done(c)) => Some(c),
         _ => None,
     };
+    let filter = Filter::expect_or_new().0;
     let segments = &doc.envelope.messages[message].segments;
     // A message of one segment has its count in its header only.
     let several = segments.len() > 1;
@@ -816,8 +892,10 @@ fn ChunkView(doc: Arc<Doc>, message: usize, chunk: usize) -> impl IntoView {
                 })
             };
             let segment = segments[sj].clone();
+            let kind = segment.kind();
             view! {
-                <div class="seg-slot" data-seg=sj class:flash=move || nav.flashed().and_then(|t| t.at()) == Some(at)>
+                <div class="seg-slot" data-seg=sj class:flash=move || nav.flashed().and_then(|t| t.at()) == Some(at)
+                    class:filtered=move || filter.with(|f| !f.kinds.is_empty() && !f.kinds.contains(&kind))>
                     <Provider value=SegmentAt(at)>
                         <SegmentView segment=segment.clone() at/>
                     </Provider>

@@ -11,10 +11,14 @@ use leptos::prelude::*;
 
 /// Every icon the app uses, by name.
 pub const ICONS: &[(&str, icondata::Icon)] = &[
+    ("arrow-down", icondata::LuArrowDown),
+    ("arrow-up", icondata::LuArrowUp),
     ("bot", icondata::LuBot),
     ("braces", icondata::LuBraces),
     ("brain", icondata::LuBrain),
+    ("chevron-down", icondata::LuChevronDown),
     ("chevron-right", icondata::LuChevronRight),
+    ("chevron-up", icondata::LuChevronUp),
     ("chevrons-down-up", icondata::LuChevronsDownUp),
     ("chevrons-up-down", icondata::LuChevronsUpDown),
     ("circle-check", icondata::LuCircleCheck),
@@ -39,7 +43,11 @@ pub const ICONS: &[(&str, icondata::Icon)] = &[
     ("pencil", icondata::LuPencil),
     ("redo", icondata::LuRedo2),
     ("undo", icondata::LuUndo2),
+    ("keyboard", icondata::LuKeyboard),
+    ("list", icondata::LuList),
+    ("list-filter", icondata::LuListFilter),
     ("music", icondata::LuMusic),
+    ("search", icondata::LuSearch),
     ("sparkles", icondata::LuSparkles),
     ("sun-moon", icondata::LuSunMoon),
     ("terminal", icondata::LuTerminal),

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod conversation;
 pub mod dom;
 pub mod editor;
+pub mod finder;
 pub mod icons;
 pub mod loader;
 pub mod panel;
@@ -15,6 +16,7 @@ pub mod rich;
 pub mod segments;
 pub mod settings;
 pub mod template;
+pub mod shortcuts;
 
 /// `1 item`, `3 items`: a count with its noun (plural by adding `s`).
 pub fn count(n: usize, noun: &str) -> String {

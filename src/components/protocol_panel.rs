@@ -19,6 +19,7 @@ use crate::components::checks::{Checks, ChecksBadge, ChecksPanel};
 use crate::components::count;
 use crate::components::rich::json_line;
 use crate::doc::{Doc, Export};
+use crate::nav::Navigator;
 use crate::state::{Prefs, Tab};
 use crate::worker;
 use envelope::export::to_pretty;
@@ -288,10 +289,17 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                         }.into_any(),
                         None => ().into_any(),
                     },
-                    ExportState::Ready(e) => view! {
-                        <ExportNotices target=e.target notices=e.notices.clone()/>
-                        <JsonView text=e.text.clone()/>
-                    }.into_any(),
+                    ExportState::Ready(e) => {
+                        // The OpenAI Chat request maps messages to lines (and back).
+                        let entries = (e.target == Target::OpenaiChat)
+                            .then(|| doc.get_untracked())
+                            .flatten()
+                            .map(|d| Arc::new(envelope::export::openai_chat::message_lines(&d.contributions, &e.text)));
+                        view! {
+                            <ExportNotices target=e.target notices=e.notices.clone()/>
+                            <JsonView text=e.text.clone() entries/>
+                        }.into_any()
+                    }
                 },
             }}
         </section>
@@ -315,14 +323,76 @@ fn ExportNotices(target: Target, notices: Arc<[Notice]>) -> impl IntoView {
 
 /// Pretty JSON, coloured; long texts render only the lines on screen.
 #[component]
-pub fn JsonView(#[prop(into)] text: Arc<str>) -> impl IntoView {
+pub fn JsonView(
+    #[prop(into)] text: Arc<str>,
+    /// The line each envelope message's entry opens on (the OpenAI Chat
+    /// request): the view then scrolls to the selected message's entry, and
+    /// a click on an entry selects its message in the conversation.
+    #[prop(default = None)]
+    entries: Option<Arc<Vec<Option<usize>>>>,
+) -> impl IntoView {
     let lines = Arc::new(line_ranges(&text));
     let n = lines.len();
-    if n <= VIRTUAL_FROM_LINES {
-        let rows: Vec<AnyView> = lines.iter().map(|&(a, b)| json_line(&text[a..b]).into_any()).collect();
-        return view! { <pre class="json json-view" data-testid="protocol-json">{rows}</pre> }.into_any();
-    }
+    let virtual_lines = n > VIRTUAL_FROM_LINES;
     let scroller = NodeRef::<html::Div>::new();
+    let pre = NodeRef::<html::Pre>::new();
+    let sync = entries.zip(use_context::<Navigator>());
+    // A click here selected the message: the view stays where it is.
+    let from_here = StoredValue::new(false);
+    if let Some((entries, nav)) = sync.clone() {
+        Effect::new(move |_| {
+            let Some(m) = nav.selected() else { return };
+            if std::mem::replace(&mut *from_here.write_value(), false) {
+                return;
+            }
+            let Some(line) = entries.get(m).copied().flatten() else { return };
+            if virtual_lines {
+                if let Some(el) = scroller.get_untracked() {
+                    el.set_scroll_top((line as f64 * LINE_PX) as i32);
+                }
+            } else if let Some(el) = pre.get_untracked().and_then(|p| p.children().item(line as u32)) {
+                // Only a pane of its own scrolls (not the page, on a phone).
+                if let Some(sc) = browser::scroller(&el) {
+                    browser::scroll_into_box(&sc, &el);
+                }
+            }
+        });
+    }
+    let on_click = move |ev: web_sys::MouseEvent| {
+        let Some((entries, nav)) = sync.as_ref() else { return };
+        if browser::has_selection() {
+            return;
+        }
+        let Some(line_el) = ev
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .and_then(|t| t.closest(".jl").ok().flatten())
+        else {
+            return;
+        };
+        let line = if virtual_lines {
+            line_el.parent_element().and_then(|v| v.get_attribute("data-line")).and_then(|l| l.parse().ok())
+        } else {
+            let mut i = 0usize;
+            let mut at = line_el.previous_element_sibling();
+            while let Some(el) = at {
+                i += 1;
+                at = el.previous_element_sibling();
+            }
+            Some(i)
+        };
+        let Some(line) = line else { return };
+        let message = entries.iter().rposition(|l| l.is_some_and(|l| l <= line));
+        if let Some(m) = message {
+            from_here.set_value(true);
+            nav.reveal_message(m);
+        }
+    };
+    if !virtual_lines {
+        let rows: Vec<AnyView> = lines.iter().map(|&(a, b)| json_line(&text[a..b]).into_any()).collect();
+        return view! { <pre class="json json-view" data-testid="protocol-json" node_ref=pre on:click=on_click>{rows}</pre> }
+            .into_any();
+    }
     let top = RwSignal::new(0.0f64);
     let height = RwSignal::new(800.0f64);
     let window = move || {
@@ -339,7 +409,7 @@ pub fn JsonView(#[prop(into)] text: Arc<str>) -> impl IntoView {
     };
     view! {
         <div class="json-scroll" node_ref=scroller on:scroll=on_scroll data-testid="protocol-json"
-            data-lines=n.to_string()>
+            data-lines=n.to_string() on:click=on_click>
             <pre class="json json-virtual" style=format!("height:{}px", n as f64 * LINE_PX)>
                 {move || {
                     let (a, b) = window();
@@ -347,7 +417,7 @@ pub fn JsonView(#[prop(into)] text: Arc<str>) -> impl IntoView {
                         .map(|i| {
                             let (s, e) = lines[i];
                             view! {
-                                <div class="vline" style=format!("top:{}px", i as f64 * LINE_PX)>{json_line(&text[s..e])}</div>
+                                <div class="vline" data-line=i style=format!("top:{}px", i as f64 * LINE_PX)>{json_line(&text[s..e])}</div>
                             }
                             .into_any()
                         })

@@ -4,11 +4,13 @@
 
 mod use_hash_change;
 pub mod use_history;
+mod use_key_down;
 mod use_page_scroll;
 mod use_resize_observer;
 mod use_service_worker;
 
 pub use use_hash_change::use_hash_change;
+pub use use_key_down::use_key_down;
 pub use use_page_scroll::use_page_scroll;
 pub use use_resize_observer::{use_resize_observer, ResizeObserverHandle};
 pub use use_service_worker::{use_service_worker, Update};

@@ -896,6 +896,247 @@ test('Checks: a sensitive word set in settings is found; clicking it reveals, op
   assert.equal(await page.getByTestId('checks-sensitive-words').inputValue(), 'ReplicaSet, nothing-like-this');
   assert.equal(await page.getByTestId('checks-max-tokens').inputValue(), '1000');
   await page.locator('[data-testid=check-item][data-code=sensitive-word]').first().waitFor();
+// ---- finding and navigation ----
+
+/** The painted search match: its text and where it is. */
+function painted(page) {
+  return page.evaluate(() => {
+    const h = globalThis.CSS && CSS.highlights && CSS.highlights.get('pep-match');
+    if (!h || h.size === 0) return null;
+    const r = [...h][0];
+    const el = r.startContainer.parentElement;
+    const slot = el.closest('.seg-slot');
+    const rect = r.getBoundingClientRect();
+    const pane = document.querySelector('.pane.left').getBoundingClientRect();
+    return {
+      text: r.toString(),
+      message: el.closest('[data-message-id]')?.dataset.messageId,
+      seg: slot ? Number(slot.dataset.seg) : null,
+      expanded: slot?.querySelector('[aria-expanded]')?.getAttribute('aria-expanded') ?? null,
+      visible: rect.top >= pane.top - 1 && rect.bottom <= pane.bottom + 1 && rect.height > 0,
+    };
+  });
+}
+
+test('search: / focuses it; a match in a collapsed segment is opened, scrolled to and painted; Enter / Shift+Enter step; Escape clears', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/a`);
+  await page.locator('[data-message-id]').first().waitFor();
+  assert.equal(await page.title(), 'Demo A · Prompt Envelope');
+  await page.keyboard.press('/');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'search', '/ focuses the search');
+  // A variable's value: in its static_var, and substituted in the system prompt (collapsed by the document).
+  await page.keyboard.type('sam PATEL');
+  await page.waitForFunction(() => /^1 of \d+$/.test(document.querySelector('[data-testid=search-count]').textContent));
+  const total = Number((await page.getByTestId('search-count').textContent()).split(' of ')[1]);
+  assert.ok(total >= 2, `${total} matches`);
+  await page.waitForFunction(() => globalThis.CSS?.highlights?.get('pep-match')?.size === 1);
+  let p = await painted(page);
+  assert.equal(p.text, 'Sam Patel', 'the match is painted (case-insensitive)');
+  assert.equal(p.message, 'a-sys');
+  assert.equal(p.seg, 0, 'the static_var value first');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid=search-count]').textContent.startsWith('2 of'));
+  await page.waitForFunction(() => { const h = CSS.highlights.get('pep-match'); return h && [...h][0].startContainer.parentElement.closest('.seg-slot')?.dataset.seg === '4'; });
+  p = await painted(page);
+  assert.equal(p.text, 'Sam Patel');
+  assert.equal(p.expanded, 'true', 'the collapsed system prompt was opened');
+  assert.ok(p.visible, 'the match is in view');
+  await page.keyboard.press('Shift+Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid=search-count]').textContent.startsWith('1 of'));
+  await page.getByTestId('search-next').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=search-count]').textContent.startsWith('2 of'));
+  await page.getByTestId('search').fill('no such words anywhere');
+  await page.waitForFunction(() => document.querySelector('[data-testid=search-count]').textContent === 'No matches');
+  assert.equal(await page.evaluate(() => CSS.highlights.get('pep-match')?.size ?? 0), 0);
+  await page.getByTestId('search').fill('sam');
+  await page.waitForFunction(() => / of /.test(document.querySelector('[data-testid=search-count]').textContent));
+  await page.getByTestId('search').press('Escape');
+  assert.equal(await page.getByTestId('search').inputValue(), '');
+  assert.equal(await page.getByTestId('search-count').textContent(), '');
+  // Ctrl+K from anywhere.
+  await page.locator('.conversation').click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press('Control+k');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'search');
+  // A match deep in a collapsed tool result (demo D): opened and painted.
+  await page.goto(`${BASE}/demo/d`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.getByTestId('search').fill('Chafariz de Dentro');
+  await page.waitForFunction(() => /^1 of \d+$/.test(document.querySelector('[data-testid=search-count]').textContent));
+  await page.waitForFunction(() => CSS.highlights.get('pep-match')?.size === 1);
+  p = await painted(page);
+  assert.equal(p.text, 'Chafariz de Dentro');
+  assert.equal(p.message, 'd-t4');
+  assert.equal(p.expanded, 'true', 'the collapsed result was opened');
+  assert.ok(p.visible, 'scrolled to the match');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('keyboard: j/k move the focus between messages, o toggles, ? lists the shortcuts (Escape closes, focus returns); keys in the search box are text', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/d`);
+  await page.locator('[data-message-id]').first().waitFor();
+  const focused = () => page.evaluate(() => document.activeElement?.closest('[data-message-id]')?.dataset.messageId ?? document.activeElement?.tagName);
+  await page.keyboard.press('j');
+  await page.waitForFunction(() => document.activeElement?.dataset.messageId === 'd-sys');
+  await page.keyboard.press('j');
+  await page.waitForFunction(() => document.activeElement?.dataset.messageId === 'd-u1');
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  await page.waitForFunction(() => document.activeElement?.dataset.messageId === 'd-t1');
+  assert.ok(await inView(page, '[data-message-id="d-t1"]'));
+  // o: the focused message's first panel (the collapsed result) opens, and closes.
+  const toggle = '[data-message-id="d-t1"] .seg-slot[data-seg="0"] [aria-expanded]';
+  assert.equal(await page.locator(toggle).getAttribute('aria-expanded'), 'false');
+  await page.keyboard.press('o');
+  await page.waitForFunction((t) => document.querySelector(t).getAttribute('aria-expanded') === 'true', toggle);
+  await page.keyboard.press('o');
+  await page.waitForFunction((t) => document.querySelector(t).getAttribute('aria-expanded') === 'false', toggle);
+  await page.keyboard.press('k');
+  await page.waitForFunction(() => document.activeElement?.dataset.messageId === 'd-a1');
+  // Far: 12 more j's reach the last message.
+  for (let i = 0; i < 14; i++) await page.keyboard.press('j');
+  await page.waitForFunction(() => document.activeElement?.dataset.messageId === 'd-a5');
+  await page.waitForTimeout(300);
+  assert.ok(await inView(page, '[data-message-id="d-a5"] .msg-head'));
+  // ?: the dialog; Escape closes it and the focus goes back.
+  await page.keyboard.press('?');
+  await page.getByTestId('shortcuts').waitFor({ state: 'visible' });
+  assert.match(await page.getByTestId('shortcuts').textContent(), /Next message/);
+  await page.keyboard.press('j');
+  assert.ok(await page.getByTestId('shortcuts').isVisible(), 'keys do not act behind the dialog');
+  await page.keyboard.press('Escape');
+  await page.getByTestId('shortcuts').waitFor({ state: 'hidden' });
+  assert.equal(await focused(), 'd-a5', 'focus returns to where it was');
+  // In the search box, j is text.
+  await page.getByTestId('search').click();
+  await page.keyboard.type('jk');
+  assert.equal(await page.getByTestId('search').inputValue(), 'jk');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'search');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('a tool call links to its result and back; the outline jumps; page titles per route', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/d`);
+  await page.locator('[data-message-id]').first().waitFor();
+  assert.equal(await page.title(), 'Demo D · Prompt Envelope');
+  await page.locator('[data-message-id="d-a3"] .seg-slot[data-seg="2"] [data-testid=to-result]').click();
+  await page.locator('[data-message-id="d-t4"] .seg-slot[data-seg="0"].flash').waitFor();
+  await page.waitForTimeout(300);
+  assert.ok(await inView(page, '[data-message-id="d-t4"] .seg-slot[data-seg="0"]'));
+  await page.waitForFunction(() => location.hash === '#m=d-t4&s=0');
+  await page.locator('[data-message-id="d-t4"] [data-testid=to-call]').click();
+  await page.locator('[data-message-id="d-a3"] .seg-slot[data-seg="2"].flash').waitFor();
+  await page.waitForTimeout(300);
+  assert.ok(await inView(page, '[data-message-id="d-a3"] .seg-slot[data-seg="2"]'));
+  // Outline: every message with role and first words; a click jumps and focuses.
+  await page.locator('[data-testid=outline] summary').click();
+  const items = page.locator('[data-testid=outline-list] button');
+  assert.equal(await items.count(), 14);
+  assert.match(await items.nth(1).textContent(), /user.*Thinking of a spontaneous weekend/);
+  await items.nth(12).click();
+  await page.waitForFunction(() => document.activeElement?.dataset.messageId === 'd-t6');
+  assert.ok(await inView(page, '[data-message-id="d-t6"]'));
+  await page.goto(`${BASE}/demo/zz`);
+  await page.getByTestId('not-found').waitFor();
+  assert.equal(await page.title(), 'Page not found · Prompt Envelope');
+  await page.goto(`${BASE}/doc`);
+  await page.waitForFunction(() => document.title.includes('·'));
+  assert.equal(await page.title(), 'Your document · Prompt Envelope');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('a selected message scrolls the OpenAI JSON to its entry; a click in an entry goes to its message', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/d`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.getByTestId('protocol-json').locator('.jl').first().waitFor();
+  /** The JSON lines at the top of the pane (first 3 visible). */
+  const topLines = () => page.evaluate(() => {
+    const pre = document.querySelector('[data-testid=protocol-json]');
+    const box = pre.getBoundingClientRect();
+    const lines = [...pre.querySelectorAll('.jl')].filter((l) => { const r = l.getBoundingClientRect(); return r.bottom > box.top + 2 && r.top < box.bottom; });
+    return lines.slice(0, 4).map((l) => l.textContent.trim());
+  });
+  assert.equal((await topLines())[0], '{', 'the pane starts at the top');
+  // A jump (here the address) selects the message.
+  await page.evaluate(() => { location.hash = 'm=d-a4'; });
+  await page.waitForFunction(() => document.querySelector('[data-testid=protocol-json]').scrollTop > 100);
+  let top = await topLines();
+  const open = top.indexOf('{');
+  assert.ok(open === 0 || open === 1, `an entry opens the pane: ${top}`);
+  assert.match(top[open + 1], /"role": "assistant"/);
+  assert.match(top.join(' '), /The calendar rejected the time zone/);
+  // A click in a message selects it.
+  await page.locator('[data-message-id="d-t6"] .msg-head time').click();
+  await page.waitForFunction(() => { const pre = document.querySelector('[data-testid=protocol-json]'); const box = pre.getBoundingClientRect(); const ls = [...pre.querySelectorAll('.jl')].filter((l) => l.getBoundingClientRect().bottom > box.top + 2).slice(0, 6).map((l) => l.textContent).join(' '); return ls.includes('"role": "tool"') && ls.includes('evt_01JV3K8Q9M2ZT6'); });
+  // k moves the selection (the click focused d-t6), and the JSON follows.
+  await page.keyboard.press('k');
+  await page.waitForFunction(() => document.activeElement?.dataset.messageId === 'd-a4');
+  await page.waitForFunction(() => { const pre = document.querySelector('[data-testid=protocol-json]'); const box = pre.getBoundingClientRect(); const ls = [...pre.querySelectorAll('.jl')].filter((l) => l.getBoundingClientRect().bottom > box.top + 2).slice(0, 5).map((l) => l.textContent).join(' '); return ls.includes('"role": "assistant"') && ls.includes('The calendar rejected'); });
+  // The other way: a line of the flights result → its tool message.
+  await page.getByTestId('protocol-json').locator('.jl', { hasText: 'Largo do Chafariz' }).first().click();
+  await page.locator('[data-message-id="d-t4"].flash').waitFor();
+  assert.ok(await inView(page, '[data-message-id="d-t4"]'));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('filter by role and kind: hides the rest, says so, resets; search follows it', async (browser) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/demo/d`);
+  await page.locator('[data-message-id]').first().waitFor();
+  const shown = () => page.evaluate(() => [...document.querySelectorAll('.messages > li.msg')].filter((li) => li.getBoundingClientRect().height > 0).map((li) => li.dataset.messageId));
+  await page.locator('[data-testid=filter] summary').click();
+  await page.getByTestId('filter-role-tool').check();
+  await page.getByTestId('filter-status').waitFor();
+  assert.match(await page.getByTestId('filter-status').textContent(), /Filtered \(tool\): 6 of 14 messages shown/);
+  await page.waitForTimeout(200);
+  assert.deepEqual(await shown(), ['d-t1', 'd-t2', 'd-t3', 'd-t4', 'd-t5', 'd-t6']);
+  // Search counts only what shows.
+  await page.getByTestId('search').fill('Alfama');
+  await page.waitForFunction(() => / of /.test(document.querySelector('[data-testid=search-count]').textContent));
+  const inTools = Number((await page.getByTestId('search-count').textContent()).split(' of ')[1]);
+  /** Steps through every match: where each one is painted. */
+  const everyMatch = async (n) => {
+    const at = [];
+    const countText = () => page.getByTestId('search-count').textContent();
+    for (let i = 0; i < n; i++) {
+      await page.waitForFunction(() => / of /.test(document.querySelector('[data-testid=search-count]').textContent) && CSS.highlights.get('pep-match')?.size === 1);
+      await page.waitForTimeout(150);
+      at.push((await painted(page)).message);
+      const before = await countText();
+      await page.getByTestId('search-next').click();
+      if (n > 1) await page.waitForFunction((b) => document.querySelector('[data-testid=search-count]').textContent !== b, before);
+    }
+    return at;
+  };
+  const toolHits = await everyMatch(inTools);
+  assert.ok(toolHits.every((m) => /^d-t/.test(m)), `${toolHits}`);
+  // Kinds: tool_call_request only (tool role still ticked → nothing of a tool message is a request: all hidden).
+  await page.getByTestId('filter-role-tool').uncheck();
+  await page.getByTestId('filter-kind-tool_call_request').check();
+  await page.waitForTimeout(200);
+  const withCalls = await shown();
+  assert.deepEqual(withCalls, ['d-a1', 'd-a3', 'd-a4']);
+  assert.equal(await page.locator('[data-message-id="d-a1"] .seg-slot[data-seg="0"]').evaluate((el) => getComputedStyle(el).display), 'none', 'the text segment beside the calls is hidden');
+  await page.waitForFunction(() => / of /.test(document.querySelector('[data-testid=search-count]').textContent));
+  const inCalls = Number((await page.getByTestId('search-count').textContent()).split(' of ')[1]);
+  assert.ok(inTools > 0 && inCalls > 0, `${inTools} and ${inCalls}`);
+  const callHits = await everyMatch(inCalls);
+  assert.ok(callHits.every((m) => ['d-a1', 'd-a3', 'd-a4'].includes(m)), `${callHits}`);
+  // "Show all": the user's text and the final answer count too.
+  await page.locator('[data-testid=filter] summary').click();
+  await page.getByTestId('filter-reset').click();
+  await page.getByTestId('filter-status').waitFor({ state: 'detached' });
+  await page.waitForFunction((n) => { const t = document.querySelector('[data-testid=search-count]').textContent; return / of /.test(t) && Number(t.split(' of ')[1]) > n; }, inTools + inCalls);
+  await page.waitForTimeout(200);
+  assert.equal(await page.locator('.conversation .filtered').count(), 0, 'nothing hidden');
+  assert.ok((await shown()).length >= 10);
   assert.deepEqual(page.errors, []);
   await context.close();
 });
@@ -1014,6 +1255,30 @@ test('Template: the example renders as a conversation with its parts; edited dat
   await page.getByTestId('template-data').fill(JSON.stringify({ ...data, chat_history: turns }));
   await page.getByTestId('template-status').filter({ hasText: 'Rendered 2,002 parts' }).or(page.getByTestId('template-status').filter({ hasText: 'Rendered 2002 parts' })).waitFor({ timeout: 120000 });
   console.log(`     2,000-turn render: ${await page.getByTestId('template-status').textContent()}`);
+test('search on the 20,000-segment envelope does not block the page (longest task measured)', async (browser) => {
+  const file = input('big.envelope.json', () => bigEnvelope());
+  const { context, page } = await newPage(browser);
+  await openFile(page, file, 120000);
+  await page.evaluate(() => {
+    window.__long = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask', buffered: false });
+  });
+  const t0 = Date.now();
+  await page.getByTestId('search').fill('the');
+  // A frame counter runs while the search does: paints keep coming.
+  await page.evaluate(() => { window.__frames = 0; const f = () => { window.__frames++; if (!window.__stop) requestAnimationFrame(f); }; requestAnimationFrame(f); });
+  await page.waitForFunction(() => / of |No matches/.test(document.querySelector('[data-testid=search-count]').textContent), null, { timeout: 60000, polling: 50 });
+  const ms = Date.now() - t0;
+  const count = await page.getByTestId('search-count').textContent();
+  await page.getByTestId('search').fill('zq-not-there-xx');
+  await page.waitForFunction(() => document.querySelector('[data-testid=search-count]').textContent === 'No matches', null, { timeout: 60000, polling: 50 });
+  const second = Date.now() - t0 - ms;
+  const { long, frames } = await page.evaluate(() => { window.__stop = true; return { long: window.__long, frames: window.__frames }; });
+  const longest = Math.max(0, ...long);
+  console.log(`     20k: "${count}" in ${ms} ms (index + scan), a second query in ${second} ms; longest task ${longest.toFixed(0)} ms, ${long.length} long tasks, ${frames} frames`);
+  assert.match(count, /^1 of \d+/);
+  assert.ok(longest < 200, `longest task ${longest} ms`);
+  assert.ok(frames > 5, 'frames were painted during the search');
   assert.deepEqual(page.errors, []);
   await context.close();
 });

@@ -36,6 +36,7 @@ pub mod promptpoet;
 pub mod remote;
 pub mod schema;
 pub mod share;
+pub mod search;
 pub mod skill;
 pub mod template;
 pub mod term;

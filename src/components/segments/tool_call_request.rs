@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::components::panel::{MoreButton, Toggle};
 use crate::components::rich::CurrentDoc;
+use crate::nav::Navigator;
 
 /// Values longer than this, or on several lines, fold behind "show more".
 const FOLD_CHARS: usize = 200;
@@ -18,6 +19,9 @@ pub fn ToolCallRequestSegment(segment: ToolCallRequest, at: At) -> impl IntoView
     let doc = CurrentDoc::expect();
     let id = doc.calls.request_at(at).map(|q| q.export_id.clone()).unwrap_or_default();
     let answered = doc.calls.results_for(at).count();
+    let nav = use_context::<Navigator>();
+    let results: Vec<(At, String)> =
+        doc.calls.results_for(at).map(|r| (r.at, doc.envelope.messages[r.at.message].id.clone())).collect();
     let toggle = Toggle::new(!segment.collapsed);
     let open = toggle.open;
     let rows: Vec<(String, Value)> = segment.arguments.into_iter().collect();
@@ -31,6 +35,17 @@ pub fn ToolCallRequestSegment(segment: ToolCallRequest, at: At) -> impl IntoView
                 <span class="badge">{count(n, "argument")}</span>
                 {(answered == 0).then(|| view! { <span class="badge warn">"unanswered"</span> })}
             </button>
+            {nav.filter(|_| !results.is_empty()).map(|nav| view! {
+                <div class="call-links">
+                    {results.into_iter().map(|(r, mid)| view! {
+                        <button type="button" class="link" data-testid="to-result"
+                            title=format!("Go to the result (message {mid})")
+                            on:click=move |_| nav.reveal(r, true)>
+                            <Ico name="arrow-down"/>{format!(" Result in {mid}")}
+                        </button>
+                    }).collect::<Vec<_>>()}
+                </div>
+            })}
             {move || open.get().then(|| view! {
                 <div class="call-args">
                     {if rows.is_empty() { Some(view! { <div class="arg-row muted">"(no arguments)"</div> }) } else { None }}

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use crate::components::panel::Toggle;
 use crate::components::rich::CurrentDoc;
+use crate::nav::Navigator;
 
 /// A tool's answer: a green status bar on success, red on failure, saying
 /// which call it answers; the result text unfolds below.
@@ -13,6 +14,9 @@ use crate::components::rich::CurrentDoc;
 pub fn ToolCallResultSegment(segment: ToolCallResult, at: At) -> impl IntoView {
     let doc = CurrentDoc::expect();
     let answers = doc.calls.request_for(at).map(|q| q.export_id.clone());
+    let request =
+        doc.calls.request_for(at).map(|q| (q.at, q.export_id.clone(), doc.envelope.messages[q.at.message].id.clone()));
+    let nav = use_context::<Navigator>();
     let toggle = Toggle::new(!segment.collapsed);
     let open = toggle.open;
     let ok = segment.success;
@@ -36,6 +40,15 @@ pub fn ToolCallResultSegment(segment: ToolCallResult, at: At) -> impl IntoView {
                 </span>
                 <span class="badge">{count(chars, "char")}</span>
             </button>
+            {nav.zip(request).map(|(nav, (q, id, mid))| view! {
+                <div class="call-links">
+                    <button type="button" class="link" data-testid="to-call"
+                        title=format!("Go to call {id} (message {mid})")
+                        on:click=move |_| nav.reveal(q, true)>
+                        <Ico name="arrow-up"/>{format!(" Call {id} in {mid}")}
+                    </button>
+                </div>
+            })}
             {move || open.get().then(|| view! { <pre class="result-body">{result.clone()}</pre> })}
         </div>
     }

@@ -139,3 +139,70 @@ pub fn openai_request(envelope: &Envelope) -> Value {
 pub fn openai_json(envelope: &Envelope) -> String {
     super::to_pretty(&openai_request(envelope))
 }
+
+/// Where each envelope message's entry starts in the pretty request
+/// ([`super::to_pretty`] of [`openai_request`] for the same contributions):
+/// the 0-based line of the first `messages[]` element it gives, or `None`
+/// for a message that sends nothing. The line map is read from the text
+/// itself (an element of `messages` opens on a line that is exactly four
+/// spaces and `{`; strings never span lines in pretty JSON), so it holds for
+/// whatever settings come before `messages`.
+pub fn message_lines(c: &Contributions, pretty: &str) -> Vec<Option<usize>> {
+    let mut starts = Vec::new();
+    let mut inside = false;
+    for (i, line) in pretty.lines().enumerate() {
+        if !inside {
+            inside = line == "  \"messages\": [";
+        } else if line == "    {" {
+            starts.push(i);
+        } else if line.starts_with("  ]") {
+            break;
+        }
+    }
+    let mut next = 0;
+    c.messages
+        .iter()
+        .map(|m| {
+            let n = message_json(m).len();
+            let at = (n > 0).then(|| starts.get(next).copied()).flatten();
+            next += n;
+            at
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod line_tests {
+    use super::*;
+
+    #[test]
+    fn each_message_maps_to_the_line_its_entry_opens_on() {
+        let e = crate::parse(
+            r#"{"version":"1.0","params":{"temperature":0.2},"messages":[
+            {"id":"s","role":"system","timestamp":1,"segments":[{"kind":"system_prompt","content":"line\nbreak \"q\"","collapsed":false}]},
+            {"id":"a","role":"assistant","timestamp":2,"segments":[{"kind":"tool_call_request","toolName":"t","arguments":{"x":"    {"},"collapsed":false},{"kind":"tool_call_request","toolName":"t","arguments":{},"collapsed":false}]},
+            {"id":"t","role":"tool","timestamp":3,"segments":[
+              {"kind":"tool_call_result","toolName":"t","result":"r1","success":true,"collapsed":false},
+              {"kind":"tool_call_result","toolName":"t","result":"r2","success":true,"collapsed":false}]},
+            {"id":"e","role":"user","timestamp":4,"segments":[]},
+            {"id":"u","role":"user","timestamp":5,"segments":[{"kind":"text","content":"hi"}]}]}"#,
+        )
+        .unwrap()
+        .envelope;
+        let c = super::super::contributions(&e);
+        let pretty = super::super::to_pretty(&openai_request(&e));
+        let lines: Vec<&str> = pretty.lines().collect();
+        let map = message_lines(&c, &pretty);
+        assert_eq!(map.len(), 5);
+        for (m, want) in [(0, "\"system\""), (1, "\"assistant\""), (2, "\"tool\""), (4, "\"user\"")] {
+            let at = map[m].expect("sends something");
+            assert_eq!(lines[at], "    {", "message {m}");
+            assert!(lines[at + 1].contains(want), "message {m}: {}", lines[at + 1]);
+        }
+        assert_eq!(map[3], None, "an empty message sends nothing");
+        // The tool message gives two entries; the user message's is the last.
+        let value: Value = serde_json::from_str(&pretty).unwrap();
+        assert_eq!(value["messages"].as_array().unwrap().len(), 5);
+        assert!(lines[map[4].unwrap() + 2].contains("hi"));
+    }
+}
