@@ -371,3 +371,88 @@ pub fn replace_hash(fragment: &str) {
     let state = history.state().unwrap_or(JsValue::NULL);
     let _ = history.replace_state_with_url(&state, "", Some(&url));
 }
+
+// ---- focus, title, keyboard patterns (accessibility) ----------------------
+
+/// Focuses the element with this id (a skip link's target, a tab).
+pub fn focus_id(id: &str) {
+    let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id));
+    if let Some(el) = el.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = el.focus();
+    }
+}
+
+/// Focuses `el` when it is an HTML element.
+pub fn focus(el: &web_sys::Element) {
+    if let Some(el) = el.dyn_ref::<web_sys::HtmlElement>() {
+        let _ = el.focus();
+    }
+}
+
+/// Sets the page's title.
+pub fn set_title(title: &str) {
+    if let Some(d) = web_sys::window().and_then(|w| w.document()) {
+        d.set_title(title);
+    }
+}
+
+/// WAI-ARIA tabs: Left/Right (wrapping), Home and End on a `role="tab"`
+/// inside a `role="tablist"` focus that tab and activate it (a click);
+/// answers whether the key was one of them (the caller prevents its default).
+pub fn tablist_key(ev: &web_sys::KeyboardEvent) -> bool {
+    let Some(tab) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
+    let Some(list) = tab.closest("[role=tablist]").ok().flatten() else { return false };
+    roving_step(&list, ":scope > [role=tab]", &tab, ev.key().as_str(), ("ArrowLeft", "ArrowRight"), true)
+}
+
+/// Roving focus among `selector` inside `container`: `keys` (previous,
+/// next), Home and End move focus from `from` (wrapping), give the new
+/// element `tabindex=0` and the old `-1`; with `activate` the new one is
+/// also clicked. Answers whether the key moved focus.
+pub fn roving_step(
+    container: &web_sys::Element,
+    selector: &str,
+    from: &web_sys::Element,
+    key: &str,
+    keys: (&str, &str),
+    activate: bool,
+) -> bool {
+    let Ok(list) = container.query_selector_all(selector) else { return false };
+    let items: Vec<web_sys::Element> = (0..list.length()).filter_map(|i| list.item(i)?.dyn_into().ok()).collect();
+    let Some(at) = items.iter().position(|e| e == from) else { return false };
+    let n = items.len();
+    let to = match key {
+        k if k == keys.0 => (at + n - 1) % n,
+        k if k == keys.1 => (at + 1) % n,
+        "Home" => 0,
+        "End" => n - 1,
+        _ => return false,
+    };
+    let _ = from.set_attribute("tabindex", "-1");
+    let _ = items[to].set_attribute("tabindex", "0");
+    focus(&items[to]);
+    if activate {
+        if let Some(el) = items[to].dyn_ref::<web_sys::HtmlElement>() {
+            el.click();
+        }
+    }
+    true
+}
+
+/// Opens a `<dialog>` as a modal (the rest of the page inert, Escape cancels).
+/// (Called by name: no web-sys feature, no rebuild of web-sys, for two methods.)
+pub fn show_modal(el: &web_sys::Element) {
+    let open = Reflect::get(el, &JsValue::from_str("open")).ok().and_then(|v| v.as_bool()).unwrap_or(false);
+    if !open {
+        if let Ok(f) = function(el, "showModal") {
+            let _ = f.call0(el);
+        }
+    }
+}
+
+/// Closes a `<dialog>`.
+pub fn close_dialog(el: &web_sys::Element) {
+    if let Ok(f) = function(el, "close") {
+        let _ = f.call0(el);
+    }
+}

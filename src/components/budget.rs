@@ -271,7 +271,7 @@ fn PartsTable(counted: Arc<Counted>) -> impl IntoView {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum View {
     Json,
     String,
@@ -322,9 +322,12 @@ fn Inspect(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
             Err(e) => format!("Download failed: {e}"),
         }));
     };
+    // WAI-ARIA tabs, as the protocol panel's (browser::tablist_key).
     let tab = move |v: View, label: &'static str| {
         view! {
-            <button type="button" role="tab" class="tab" aria-selected=move || (view_sel.get() == v).to_string()
+            <button type="button" role="tab" class="tab" id=format!("kept-tab-{v:?}")
+                aria-selected=move || (view_sel.get() == v).to_string() aria-controls="kept-tabpanel"
+                tabindex=move || if view_sel.get() == v { "0" } else { "-1" }
                 on:click=move |_| view_sel.set(v)>{label}</button>
         }
     };
@@ -360,7 +363,8 @@ fn Inspect(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
         <section class="budget-section">
             <div class="inspect-bar">
                 <h3>"Kept prompt"</h3>
-                <div role="tablist" class="tabs small">
+                <div role="tablist" class="tabs small" aria-label="Kept prompt views"
+                    on:keydown=move |ev| if browser::tablist_key(&ev) { ev.prevent_default() }>
                     {tab(View::Json, "Request")}
                     {tab(View::String, "String")}
                     {tab(View::Tokens, "Tokens")}
@@ -373,7 +377,8 @@ fn Inspect(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
                 </div>
             </div>
             {move || status.get().map(|s| view! { <p class="status" role="status">{s}</p> })}
-            <div class="inspect-body" data-testid="inspect">{body}</div>
+            <div class="inspect-body" data-testid="inspect" role="tabpanel" id="kept-tabpanel"
+                aria-labelledby=move || format!("kept-tab-{:?}", view_sel.get())>{body}</div>
         </section>
     }
 }

@@ -20,7 +20,7 @@ use crate::budget::{Budget, Counting};
 use crate::components::count;
 use crate::components::icons::Ico;
 use crate::components::panel::SegmentAt;
-use crate::components::rich::CurrentDoc;
+use crate::components::rich::{CurrentDoc, VarDescriptions};
 use crate::components::segments::SegmentView;
 use crate::components::settings::RequestSettings;
 use crate::doc::Doc;
@@ -639,6 +639,7 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
         <div class="conversation" style=move || format!("--bar-h:{}px", bar.get())>
             <RequestSettings doc=doc.clone()/>
             <SessionBar doc=doc.clone()/>
+            <VarDescriptions doc=doc.clone()/>
             <div class="conv-tools">
                 <span class="muted">{format!("{} · {}", count(total, "message"), count(doc.segment_count(), "segment"))}</span>
                 <button type="button" class="btn small" on:click=move |_| ctl.order(None, true)>
@@ -740,7 +741,7 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
             data-role=role data-message-id=id.clone() data-row=head use:measured_row=(ctl, head)
             aria-posinset={index + 1} aria-setsize=total>
             <header class="msg-head">
-                <span class="role"><Ico name=icon/>" "{role}</span>
+                <h2 class="role"><Ico name=icon/>" "{role}</h2>
                 <time class="muted">{time}</time>
                 <a class="msg-id muted" href=link title="Link to this message"
                     on:click=move |ev| { ev.prevent_default(); nav.reveal_message(index) }>{id.clone()}</a>
@@ -792,8 +793,9 @@ fn ChunkView(doc: Arc<Doc>, message: usize, chunk: usize) -> impl IntoView {
                 })
             };
             let segment = segments[sj].clone();
+            let lang = envelope::lang::segment_lang(&segment);
             view! {
-                <div class="seg-slot" data-seg=sj class:flash=move || nav.flashed().and_then(|t| t.at()) == Some(at)>
+                <div class="seg-slot" data-seg=sj lang=lang class:flash=move || nav.flashed().and_then(|t| t.at()) == Some(at)>
                     <Provider value=SegmentAt(at)>
                         <SegmentView segment=segment.clone() at/>
                     </Provider>

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::components::icons::Ico;
 use crate::components::loader::Notes;
 use envelope::export::Target;
-use envelope::jsonview::line_ranges;
+use envelope::jsonview::{fold_ends, line_ranges};
 use envelope::Notice;
 use leptos::html;
 use leptos::prelude::*;
@@ -15,7 +15,7 @@ use leptos::prelude::*;
 use crate::browser;
 use crate::components::budget::BudgetPanel;
 use crate::components::count;
-use crate::components::rich::json_line;
+use crate::components::rich::json_line_abbrev;
 use crate::doc::{Doc, Export};
 use crate::state::{Prefs, Tab};
 use crate::worker;
@@ -117,14 +117,28 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             Err(e) => (false, format!("Download failed: {e}")),
         }));
     };
+    // WAI-ARIA tabs: one tab stop (the selected tab), arrows, Home and End
+    // move and select (browser::tablist_key), one tab panel they control.
     let tab_button = move |t: Tab, label: &'static str, testid: &'static str| {
         view! {
-            <button type="button" role="tab" class="tab" data-testid=testid
+            <button type="button" role="tab" class="tab" data-testid=testid id=testid
                 aria-selected=move || (tab.get() == t).to_string()
+                aria-controls="protocol-tabpanel"
+                tabindex=move || if tab.get() == t { "0" } else { "-1" }
                 on:click=move |_| { tab.set(t); status.set(None); }>
                 {label}
             </button>
         }
+    };
+    let on_tab_key = move |ev: leptos::ev::KeyboardEvent| {
+        if browser::tablist_key(&ev) {
+            ev.prevent_default();
+        }
+    };
+    let panel_label = move || match tab.get() {
+        Tab::Openai => "tab-openai",
+        Tab::Raw => "tab-raw",
+        Tab::Budget => "tab-budget",
     };
     let pick = move |ev: leptos::ev::Event| {
         if let Some(t) = Target::from_code(&event_target_value(&ev)) {
@@ -136,7 +150,7 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
     view! {
         <section class="protocol" aria-label="Protocol">
             <div class="protocol-bar">
-                <div role="tablist" class="tabs">
+                <div role="tablist" class="tabs" aria-label="Protocol views" on:keydown=on_tab_key>
                     {tab_button(Tab::Openai, "Export", "tab-openai")}
                     {tab_button(Tab::Raw, "Raw protocol", "tab-raw")}
                     {tab_button(Tab::Budget, "Budget", "tab-budget")}
@@ -166,11 +180,12 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             {move || status.get().map(|(ok, msg)| view! {
                 <div class="status" class:error=!ok role="status" data-testid="copy-status">{msg}</div>
             })}
+            <div class="tabpanel" role="tabpanel" id="protocol-tabpanel" aria-labelledby=panel_label>
             {move || match tab.get() {
                 Tab::Budget => view! { <BudgetPanel/> }.into_any(),
                 _ if !ready.get() => view! { <p class="muted pad">"Preparing the JSON…"</p> }.into_any(),
                 Tab::Raw => match doc.get() {
-                    Some(d) => view! { <JsonView text=d.raw_text()/> }.into_any(),
+                    Some(d) => view! { <JsonView text=d.raw_text() label="Raw protocol"/> }.into_any(),
                     None => view! { <p class="muted pad">"No document."</p> }.into_any(),
                 },
                 Tab::Openai => match export.get() {
@@ -190,10 +205,11 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                     }.into_any(),
                     ExportState::Ready(e) => view! {
                         <ExportNotices target=e.target notices=e.notices.clone()/>
-                        <JsonView text=e.text.clone()/>
+                        <JsonView text=e.text.clone() label=format!("{} request", e.target.label())/>
                     }.into_any(),
                 },
             }}
+            </div>
         </section>
     }
 }
@@ -213,23 +229,89 @@ fn ExportNotices(target: Target, notices: Arc<[Notice]>) -> impl IntoView {
     })
 }
 
-/// Pretty JSON, coloured; long texts render only the lines on screen.
+/// Pretty JSON, coloured, in a focusable scroll region named `label`.
+/// Objects and arrays fold (a button on their opening line; ↑/↓ move between
+/// those buttons, one tab stop for all); a long `data:` URL shows abbreviated
+/// (Copy and Download take the text whole). Long texts render only the lines
+/// on screen.
 #[component]
-pub fn JsonView(#[prop(into)] text: Arc<str>) -> impl IntoView {
+pub fn JsonView(#[prop(into)] text: Arc<str>, #[prop(into, default = "JSON".to_string())] label: String) -> impl IntoView {
     let lines = Arc::new(line_ranges(&text));
+    let ends = Arc::new(fold_ends(&text, &lines));
     let n = lines.len();
+    let folded = RwSignal::new(std::collections::BTreeSet::<usize>::new());
+    // The lines shown, in order (all of them until something folds).
+    let visible = {
+        let ends = ends.clone();
+        Memo::new(move |_| {
+            folded.with(|f| {
+                if f.is_empty() {
+                    return None;
+                }
+                let mut out = Vec::with_capacity(n);
+                let mut i = 0;
+                while i < n {
+                    out.push(i);
+                    i = match (f.contains(&i), ends[i]) {
+                        (true, Some(e)) => e,
+                        _ => i + 1,
+                    };
+                }
+                Some(Arc::new(out))
+            })
+        })
+    };
+    let shown = move || visible.get().map_or(n, |v| v.len());
+    let at = move |k: usize| visible.with(|v| v.as_ref().map_or(k, |v| v[k]));
+    let line_view = {
+        let (text, lines, ends) = (text.clone(), lines.clone(), ends.clone());
+        move |i: usize, first_fold: bool| {
+            let (s, e) = lines[i];
+            let fold = ends[i].map(|end| {
+                let is_folded = move || folded.with(|f| f.contains(&i));
+                let hidden = end - i - 1;
+                view! {
+                    <button type="button" class="fold" tabindex=if first_fold { "0" } else { "-1" }
+                        aria-expanded=move || (!is_folded()).to_string()
+                        aria-label=format!("Lines {}–{}", i + 1, end + 1)
+                        on:click=move |_| folded.update(|f| if !f.remove(&i) { f.insert(i); })></button>
+                    {move || is_folded().then(|| view! { <span class="j-folded">{format!(" … {hidden} lines ")}</span> })}
+                }
+            });
+            let line = &text[s..e];
+            view! { <span class="jrow">{fold}{json_line_abbrev(line)}</span> }
+        }
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        use wasm_bindgen::JsCast;
+        let Some(t) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+        if !t.class_list().contains("fold") {
+            return;
+        }
+        let Some(region) = t.closest(".json-region").ok().flatten() else { return };
+        if browser::roving_step(&region, "button.fold", &t, &ev.key(), ("ArrowUp", "ArrowDown"), false) {
+            ev.prevent_default();
+        }
+    };
     if n <= VIRTUAL_FROM_LINES {
-        let rows: Vec<AnyView> = lines.iter().map(|&(a, b)| json_line(&text[a..b]).into_any()).collect();
-        return view! { <pre class="json json-view" data-testid="protocol-json">{rows}</pre> }.into_any();
+        let first = ends.iter().position(Option::is_some);
+        let rows = move || (0..shown()).map(|k| { let i = at(k); line_view(i, Some(i) == first).into_any() }).collect::<Vec<_>>();
+        return view! {
+            <div class="json-region json-view" tabindex="0" role="region" aria-label=label on:keydown=on_key>
+                <pre class="json" data-testid="protocol-json">{rows}</pre>
+            </div>
+        }
+        .into_any();
     }
     let scroller = NodeRef::<html::Div>::new();
     let top = RwSignal::new(0.0f64);
     let height = RwSignal::new(800.0f64);
     let window = move || {
+        let m = shown();
         let first = (top.get() / LINE_PX).floor().max(0.0) as usize;
         let count = (height.get() / LINE_PX).ceil() as usize + 40;
-        let first = first.saturating_sub(20).min(n);
-        (first, (first + count).min(n))
+        let first = first.saturating_sub(20).min(m);
+        (first, (first + count).min(m))
     };
     let on_scroll = move |_| {
         if let Some(el) = scroller.get() {
@@ -238,16 +320,16 @@ pub fn JsonView(#[prop(into)] text: Arc<str>) -> impl IntoView {
         }
     };
     view! {
-        <div class="json-scroll" node_ref=scroller on:scroll=on_scroll data-testid="protocol-json"
-            data-lines=n.to_string()>
-            <pre class="json json-virtual" style=format!("height:{}px", n as f64 * LINE_PX)>
+        <div class="json-region json-scroll" node_ref=scroller on:scroll=on_scroll data-testid="protocol-json"
+            data-lines=n.to_string() tabindex="0" role="region" aria-label=label on:keydown=on_key>
+            <pre class="json json-virtual" style=move || format!("height:{}px", shown() as f64 * LINE_PX)>
                 {move || {
                     let (a, b) = window();
                     let rows: Vec<AnyView> = (a..b)
-                        .map(|i| {
-                            let (s, e) = lines[i];
+                        .map(|k| {
+                            let i = at(k);
                             view! {
-                                <div class="vline" style=format!("top:{}px", i as f64 * LINE_PX)>{json_line(&text[s..e])}</div>
+                                <div class="vline" style=format!("top:{}px", k as f64 * LINE_PX)>{line_view(i, k == a)}</div>
                             }
                             .into_any()
                         })

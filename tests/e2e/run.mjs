@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer } from './serve.mjs';
 import { hostileEnvelope } from './hostile.mjs';
 import { bigEnvelope, oneMessageEnvelope } from '../../bench/gen.mjs';
+import { registerA11y } from './a11y.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -882,6 +883,8 @@ test('screenshots of demos A–F, light and dark', async (browser) => {
     await context.close();
   }
 });
+
+registerA11y({ test, newPage, BASE, DEMOS, root, shotDir });
 
 // ---- runner ----
 const server = await startServer(join(root, 'dist'), PORT);
