@@ -456,3 +456,24 @@ pub fn close_dialog(el: &web_sys::Element) {
         let _ = f.call0(el);
     }
 }
+
+/// Keeps Tab inside `container` (a modal): from its last focusable element
+/// Tab goes to the first, from the first Shift+Tab to the last. Answers
+/// whether it moved focus (the caller prevents the default).
+pub fn trap_tab(container: &web_sys::Element, ev: &web_sys::KeyboardEvent) -> bool {
+    if ev.key() != "Tab" {
+        return false;
+    }
+    let sel = "button:not([disabled]), textarea, input, select, a[href], [tabindex]:not([tabindex='-1'])";
+    let Ok(list) = container.query_selector_all(sel) else { return false };
+    let items: Vec<web_sys::Element> = (0..list.length()).filter_map(|i| list.item(i)?.dyn_into().ok()).collect();
+    let (Some(first), Some(last)) = (items.first(), items.last()) else { return false };
+    let active = web_sys::window().and_then(|w| w.document()).and_then(|d| d.active_element());
+    let to = match (ev.shift_key(), active) {
+        (false, Some(a)) if &a == last => first,
+        (true, Some(a)) if &a == first => last,
+        _ => return false,
+    };
+    focus(to);
+    true
+}

@@ -261,7 +261,7 @@ fn PartsTable(counted: Arc<Counted>) -> impl IntoView {
     view! {
         <section class="budget-section">
             <h3>"Parts"</h3>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Parts">
                 <table class="parts" data-testid="parts-table">
                     <thead><tr><th>"Part"</th><th>"Role"</th><th>"Priority"</th><th>"Tokens"</th><th>"State"</th></tr></thead>
                     <tbody>{rows}</tbody>
@@ -401,7 +401,7 @@ fn KeptString(counted: Arc<Counted>, kept: Vec<bool>) -> impl IntoView {
     let n = text.chars().count();
     let shown: String = text.chars().take(SHOW_CHARS).collect();
     view! {
-        <pre class="kept-string">{shown}</pre>
+        <pre class="kept-string" tabindex="0" role="region" aria-label="Kept prompt as a string">{shown}</pre>
         {(n > SHOW_CHARS).then(|| view! { <p class="muted">{format!("… {} more characters (copy the request for all of it)", fmt_int((n - SHOW_CHARS) as u64))}</p> })}
     }
 }
@@ -451,7 +451,7 @@ fn KeptTokens(counted: Arc<Counted>, kept: Vec<bool>) -> impl IntoView {
     }
     view! {
         <p class="muted small">{format!("{} tokens; hover a token for its id.", fmt_int(total as u64))}</p>
-        <pre class="kept-tokens" data-testid="kept-token-view">{spans}</pre>
+        <pre class="kept-tokens" data-testid="kept-token-view" tabindex="0" role="region" aria-label="Kept prompt as tokens">{spans}</pre>
         {(total > SHOW_TOKENS).then(|| view! { <p class="muted">{format!("First {} tokens shown.", fmt_int(SHOW_TOKENS as u64))}</p> })}
     }
 }

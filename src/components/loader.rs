@@ -141,7 +141,14 @@ pub fn PasteButton() -> impl IntoView {
             <Ico name="clipboard-paste"/><span class="btn-label">" Paste…"</span>
         </button>
         <dialog class="paste-dialog" node_ref=dialog aria-labelledby="paste-title" data-testid="paste-dialog"
-            on:close=on_close>
+            on:close=on_close
+            on:keydown=move |ev| {
+                if let Some(d) = dialog.get_untracked() {
+                    if browser::trap_tab(&d, &ev) {
+                        ev.prevent_default();
+                    }
+                }
+            }>
             <h2 id="paste-title" class="dialog-title">"Paste an envelope or a request"</h2>
             <label for="paste-area">{format!("Paste JSON: {OPENS}")}</label>
             <textarea id="paste-area" node_ref=area data-testid="paste-json" rows="12" spellcheck="false"

@@ -325,11 +325,13 @@ pub fn JsonView(#[prop(into)] text: Arc<str>, #[prop(into, default = "JSON".to_s
             <pre class="json json-virtual" style=move || format!("height:{}px", shown() as f64 * LINE_PX)>
                 {move || {
                     let (a, b) = window();
+                    // The one tab stop among the fold buttons: the first on screen.
+                    let first = (a..b).map(at).find(|&i| ends[i].is_some());
                     let rows: Vec<AnyView> = (a..b)
                         .map(|k| {
                             let i = at(k);
                             view! {
-                                <div class="vline" style=format!("top:{}px", k as f64 * LINE_PX)>{line_view(i, k == a)}</div>
+                                <div class="vline" style=format!("top:{}px", k as f64 * LINE_PX)>{line_view(i, Some(i) == first)}</div>
                             }
                             .into_any()
                         })

@@ -111,7 +111,7 @@ pub fn VarDescriptions(doc: Arc<Doc>) -> impl IntoView {
 #[component]
 pub fn JsonBlock(#[prop(into)] text: String) -> impl IntoView {
     let lines: Vec<AnyView> = text.lines().map(|l| json_line(l).into_any()).collect();
-    view! { <pre class="json">{lines}</pre> }
+    view! { <pre class="json" tabindex="0" role="region" aria-label="JSON Schema">{lines}</pre> }
 }
 
 /// One coloured line of JSON, a long `data:` URL abbreviated
