@@ -267,19 +267,21 @@ pub fn JsonView(#[prop(into)] text: Arc<str>, #[prop(into, default = "JSON".to_s
         let (text, lines, ends) = (text.clone(), lines.clone(), ends.clone());
         move |i: usize, first_fold: bool| {
             let (s, e) = lines[i];
+            let is_folded = move || folded.with(|f| f.contains(&i));
             let fold = ends[i].map(|end| {
-                let is_folded = move || folded.with(|f| f.contains(&i));
-                let hidden = end - i - 1;
                 view! {
                     <button type="button" class="fold" tabindex=if first_fold { "0" } else { "-1" }
                         aria-expanded=move || (!is_folded()).to_string()
                         aria-label=format!("Lines {}–{}", i + 1, end + 1)
                         on:click=move |_| folded.update(|f| if !f.remove(&i) { f.insert(i); })></button>
-                    {move || is_folded().then(|| view! { <span class="j-folded">{format!(" … {hidden} lines ")}</span> })}
                 }
             });
+            let marker = ends[i].map(|end| {
+                let hidden = end - i - 1;
+                move || is_folded().then(|| view! { <span class="j-folded">{format!(" … {hidden} lines ")}</span> })
+            });
             let line = &text[s..e];
-            view! { <span class="jrow">{fold}{json_line_abbrev(line)}</span> }
+            view! { <span class="jrow">{fold}{json_line_abbrev(line)}{marker}"\n"</span> }
         }
     };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {

@@ -114,7 +114,7 @@ pub fn JsonBlock(#[prop(into)] text: String) -> impl IntoView {
     view! { <pre class="json" tabindex="0" role="region" aria-label="JSON Schema">{lines}</pre> }
 }
 
-/// One coloured line of JSON, a long `data:` URL abbreviated
+/// One coloured line of JSON (without its line break), a long `data:` URL abbreviated
 /// (`envelope::jsonview::abbreviate_data_url`; the text itself stays whole).
 pub fn json_line_abbrev(line: &str) -> impl IntoView {
     let runs: Vec<AnyView> = highlight_line(line)
@@ -130,7 +130,7 @@ pub fn json_line_abbrev(line: &str) -> impl IntoView {
             }
         })
         .collect();
-    view! { <span class="jl">{runs}"\n"</span> }
+    view! { <span class="jl">{runs}</span> }
 }
 
 /// One coloured line of JSON.

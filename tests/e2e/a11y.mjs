@@ -233,13 +233,15 @@ export function registerA11y({ test, newPage, BASE, DEMOS, root, shotDir }) {
     const all = await rows();
     const folds = page.locator('[data-testid=protocol-json] button.fold');
     // The "messages" array (the second fold: the first is the root).
-    const messages = page.locator('[data-testid=protocol-json] .jrow').filter({ hasText: /^\s*"messages": \[\s*$/ }).locator('button.fold');
-    assert.equal(await folds.nth(1).getAttribute('aria-label'), await messages.getAttribute('aria-label'));
+    const label = await page.locator('[data-testid=protocol-json] .jrow').filter({ hasText: /^\s*"messages": \[\s*$/ }).locator('button.fold').getAttribute('aria-label');
+    assert.equal(await folds.nth(1).getAttribute('aria-label'), label);
+    const messages = page.locator(`[data-testid=protocol-json] button.fold[aria-label="${label}"]`);
     assert.equal(await messages.getAttribute('aria-expanded'), 'true');
     await messages.click();
     assert.equal(await messages.getAttribute('aria-expanded'), 'false');
-    assert.ok((await rows()) < all / 2, `folded: ${await rows()} of ${all} lines`);
-    assert.match(await json.textContent(), /"messages": \[ … \d+ lines \s*\]/);
+    const [a, b] = label.match(/(\d+)–(\d+)/).slice(1).map(Number);
+    assert.equal(await rows(), all - (b - a - 1), `folded: lines ${a + 1} to ${b - 1} hidden`);
+    assert.match(await json.textContent(), /"messages": \[ … \d+ lines \n  \],/);
     // Keyboard: one tab stop among the fold buttons; arrows move; Enter toggles.
     await folds.first().focus();
     await page.keyboard.press('ArrowDown');
