@@ -20,7 +20,12 @@ use crate::state::{LoadFailure, Session};
 const OPENS: &str = "an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request";
 
 /// Loads the user's bytes; on success shows `/doc`.
-async fn open_bytes(session: Session, source: Source, bytes: Arc<[u8]>, navigate: impl Fn(&str, NavigateOptions)) -> bool {
+async fn open_bytes(
+    session: Session,
+    source: Source,
+    bytes: Arc<[u8]>,
+    navigate: impl Fn(&str, NavigateOptions),
+) -> bool {
     let opened = session.open_user_document(source, bytes).await;
     if opened {
         navigate("/doc", Default::default());
@@ -352,8 +357,7 @@ pub fn Warnings() -> impl IntoView {
                 .warnings
                 .iter()
                 .map(|d| {
-                    view! { <li><PathLink diag=d.clone() whole="(document)"/>" "{d.message.clone()}</li> }
-                        .into_any()
+                    view! { <li><PathLink diag=d.clone() whole="(document)"/>" "{d.message.clone()}</li> }.into_any()
                 })
                 .collect();
             view! { <ul class="diag-list" data-testid="warning-list">{items}</ul> }.into_any()

@@ -235,11 +235,14 @@ fn ExportNotices(target: Target, notices: Arc<[Notice]>) -> impl IntoView {
 /// (Copy and Download take the text whole). Long texts render only the lines
 /// on screen.
 #[component]
-pub fn JsonView(#[prop(into)] text: Arc<str>, #[prop(into, default = "JSON".to_string())] label: String) -> impl IntoView {
+pub fn JsonView(
+    #[prop(into)] text: Arc<str>,
+    #[prop(into, default = "JSON".to_string())] label: String,
+) -> impl IntoView {
     let lines = Arc::new(line_ranges(&text));
     let ends = Arc::new(fold_ends(&text, &lines));
     let n = lines.len();
-    let folded = RwSignal::new(std::collections::BTreeSet::<usize>::new());
+    let folded = RwSignal::new(std::collections::HashSet::<usize>::new());
     // The lines shown, in order (all of them until something folds).
     let visible = {
         let ends = ends.clone();
@@ -297,7 +300,14 @@ pub fn JsonView(#[prop(into)] text: Arc<str>, #[prop(into, default = "JSON".to_s
     };
     if n <= VIRTUAL_FROM_LINES {
         let first = ends.iter().position(Option::is_some);
-        let rows = move || (0..shown()).map(|k| { let i = at(k); line_view(i, Some(i) == first).into_any() }).collect::<Vec<_>>();
+        let rows = move || {
+            (0..shown())
+                .map(|k| {
+                    let i = at(k);
+                    line_view(i, Some(i) == first).into_any()
+                })
+                .collect::<Vec<_>>()
+        };
         return view! {
             <div class="json-region json-view" tabindex="0" role="region" aria-label=label on:keydown=on_key>
                 <pre class="json" data-testid="protocol-json">{rows}</pre>

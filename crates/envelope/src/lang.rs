@@ -11,7 +11,7 @@ pub const SAMPLE: usize = 2000;
 /// `zh`, `ja` or `ko` when the text's letters are clearly that script, else `None`.
 ///
 /// "Clearly": at least two CJK letters, and at least 30% of the letters
-/// (CJK, Latin, Cyrillic, …: anything alphabetic) are CJK. Kana anywhere
+/// (CJK, Latin, Greek, Cyrillic, Hebrew, Arabic, Indic, Thai) are CJK. Kana anywhere
 /// among them make it Japanese (Japanese writes Han with kana; Chinese never
 /// uses kana); Hangul outnumbering Han makes it Korean.
 pub fn script_lang(text: &str) -> Option<&'static str> {
@@ -21,7 +21,10 @@ pub fn script_lang(text: &str) -> Option<&'static str> {
             0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9D => kana += 1,
             0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => hangul += 1,
             0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F => han += 1,
-            _ if c.is_alphabetic() => letters += 1,
+            // Letters of the other common scripts, by block (not `char::is_alphabetic`, whose
+            // Unicode table would weigh on the app's first load): Latin, Greek, Cyrillic,
+            // Armenian, Hebrew, Arabic, Devanagari…Thai.
+            0x41..=0x5A | 0x61..=0x7A | 0xC0..=0x24F | 0x370..=0x58F | 0x5D0..=0x6FF | 0x900..=0xE7F => letters += 1,
             _ => {}
         }
     }

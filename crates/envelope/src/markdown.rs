@@ -186,7 +186,9 @@ impl<'a, I> Renderer<'a, I> {
             Event::Code(text) => return self.text(text, range, true),
             Event::Start(Tag::HtmlBlock) => html("<pre class=\"raw-html\">"),
             // A task's box, named for assistive technology (it is read-only).
-            Event::TaskListMarker(true) => html("<input type=\"checkbox\" disabled=\"\" checked=\"\" aria-label=\"done\"/>"),
+            Event::TaskListMarker(true) => {
+                html("<input type=\"checkbox\" disabled=\"\" checked=\"\" aria-label=\"done\"/>")
+            }
             Event::TaskListMarker(false) => html("<input type=\"checkbox\" disabled=\"\" aria-label=\"not done\"/>"),
             Event::End(TagEnd::HtmlBlock) => html("</pre>\n"),
             Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
@@ -413,8 +415,20 @@ mod tests {
         "mark",
     ];
     const ATTRS: &[&str] = &[
-        "href", "src", "alt", "title", "class", "id", "style", "type", "disabled", "checked", "start", "data-var",
-        "aria-describedby", "aria-label",
+        "href",
+        "src",
+        "alt",
+        "title",
+        "class",
+        "id",
+        "style",
+        "type",
+        "disabled",
+        "checked",
+        "start",
+        "data-var",
+        "aria-describedby",
+        "aria-label",
     ];
 
     fn decode_entities(v: &str) -> String {
@@ -737,8 +751,14 @@ mod tests {
         assert!(html.contains("<td style=\"text-align: right\">2</td>"), "{html}");
         assert_eq!(render("~~gone~~"), "<p><del>gone</del></p>\n");
         let html = render("- [x] done\n- [ ] todo");
-        assert!(html.contains("<li><input type=\"checkbox\" disabled=\"\" checked=\"\" aria-label=\"done\"/>done</li>"), "{html}");
-        assert!(html.contains("<li><input type=\"checkbox\" disabled=\"\" aria-label=\"not done\"/>todo</li>"), "{html}");
+        assert!(
+            html.contains("<li><input type=\"checkbox\" disabled=\"\" checked=\"\" aria-label=\"done\"/>done</li>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<li><input type=\"checkbox\" disabled=\"\" aria-label=\"not done\"/>todo</li>"),
+            "{html}"
+        );
         let html = render("Text[^1].\n\n[^1]: The note.");
         assert!(html.contains("<sup class=\"footnote-reference\"><a href=\"#1\">1</a></sup>"), "{html}");
         assert!(html.contains("<div class=\"footnote-definition\" id=\"1\">"), "{html}");
