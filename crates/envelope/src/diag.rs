@@ -268,6 +268,7 @@ impl Diagnostic {
     /// The index of the segment this diagnostic points into, if any
     /// (`messages[3].segments[1]…` → 1).
     pub fn segment_index(&self) -> Option<usize> {
+        self.message_index()?;
         let rest = self.path.strip_prefix("messages[")?;
         let rest = rest[rest.find(']')? + 1..].strip_prefix(".segments[")?;
         rest[..rest.find(']')?].parse().ok()
