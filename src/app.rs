@@ -13,7 +13,8 @@ use crate::components::compare::ComparePage;
 use crate::components::conversation::Conversation;
 use crate::components::editor::EditBar;
 use crate::components::loader::{
-    drag_has_files, on_drop, ImportProgress, ImportedFrom, LoadErrors, Notices, OpenButton, PasteButton, Warnings,
+    drag_has_files, on_drop, ImportProgress, ImportedFrom, LoadErrors, Notices, OpenButton, PasteButton, PasteOpen,
+    Warnings,
 };
 use crate::components::protocol_panel::ProtocolPanel;
 use crate::components::shortcuts::Shortcuts;
@@ -104,7 +105,15 @@ fn Frame(children: Children) -> impl IntoView {
             _ => {}
         }
     };
+    provide_context(PasteOpen(RwSignal::new(false)));
+    // The skip link focuses the main region (a fragment link would resolve
+    // against <base href> and leave the page).
+    let skip = move |ev: leptos::ev::MouseEvent| {
+        ev.prevent_default();
+        browser::focus_id("main");
+    };
     view! {
+        <a class="skip-link" href="#main" on:click=skip>"Skip to the conversation"</a>
         <div class="app" class:dragging=move || dragging.get() on:keydown=on_key
             on:dragover=move |ev| { if drag_has_files(&ev) { ev.prevent_default(); dragging.set(true); } }
             on:dragleave=move |_| dragging.set(false)
@@ -121,7 +130,6 @@ fn Frame(children: Children) -> impl IntoView {
                 <ImportProgress/>
                 <LoadErrors/>
                 <ImportedFrom/>
-                <Warnings/>
             </div>
             {children()}
             <div class="drop-hint" aria-hidden="true">"Drop a JSON file to open it: an envelope, or an OpenAI or Anthropic request"</div>
@@ -174,13 +182,23 @@ fn Header() -> impl IntoView {
     let session = Session::expect();
     let router = Router::expect();
     let editing = Editing::expect();
+    let is_dark = move || match prefs.theme.get().as_deref() {
+        Some("dark") => true,
+        Some(_) => false,
+        None => browser::prefers_dark(),
+    };
     let toggle_theme = move |_| {
-        let dark = match prefs.theme.get_untracked().as_deref() {
-            Some("dark") => true,
-            Some(_) => false,
-            None => browser::prefers_dark(),
-        };
+        let dark = is_dark();
         prefs.theme.set(Some(if dark { "light" } else { "dark" }.to_string()));
+    };
+    // On a phone the demo links fold into a menu (CSS shows the button there only).
+    let menu = RwSignal::new(false);
+    let current = move || match router.route() {
+        Route::Demo(c) => format!("Demo {}", c.to_ascii_uppercase()),
+        Route::Doc => "Your document".to_string(),
+        Route::Diff => "Compare".to_string(),
+        Route::Template => "Template".to_string(),
+        Route::NotFound => "Demos".to_string(),
     };
     view! {
         <header class="top">
@@ -188,12 +206,18 @@ fn Header() -> impl IntoView {
                 <Ico name="braces"/>
                 <span>"Prompt Envelope"</span>
             </a>
-            <nav class="demos" aria-label="Demos">
+            <button type="button" class="btn demo-menu" aria-expanded=move || menu.get().to_string()
+                aria-controls="demo-nav" id="demo-menu-btn" data-testid="demo-menu" on:click=move |_| menu.update(|m| *m = !*m)>
+                {current}<Ico name="chevron-down"/>
+            </button>
+            <nav class="demos" id="demo-nav" aria-label="Demos" class:open=move || menu.get()
+                on:click=move |_| menu.set(false)
+                on:keydown=move |ev| if ev.key() == "Escape" { menu.set(false); browser::focus_id("demo-menu-btn") }>
                 {DEMOS
                     .iter()
                     .map(|&(c, story)| {
                         view! {
-                            <a href=href(&format!("/demo/{c}")) class="demo-link" title=story
+                            <a href=href(&format!("/demo/{c}")) class="demo-link" title=story aria-label=format!("Demo {} · {story}", c.to_ascii_uppercase())
                                 aria-current=move || (router.route() == Route::Demo(c)).then_some("page")>
                                 {c.to_ascii_uppercase().to_string()}
                             </a>
@@ -223,7 +247,8 @@ fn Header() -> impl IntoView {
                 </details>
                 <OpenButton/>
                 <PasteButton/>
-                <button type="button" class="btn icon" title="Toggle light/dark theme" aria-label="Toggle theme" on:click=toggle_theme>
+                <button type="button" class="btn icon" title="Dark theme" aria-label="Dark theme"
+                    aria-pressed=move || is_dark().to_string() data-testid="theme-toggle" on:click=toggle_theme>
                     <Ico name="sun-moon"/>
                 </button>
             </div>
@@ -318,6 +343,8 @@ pub(crate) fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
         }
     });
     let dragging = RwSignal::new(false);
+    // On a phone one pane shows at a time; the bottom bar switches (CSS hides it on wider screens).
+    let protocol = RwSignal::new(false);
     let on_move = move |ev: web_sys::PointerEvent| {
         if !dragging.get_untracked() {
             return;
@@ -332,11 +359,13 @@ pub(crate) fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
     };
     view! {
         <Shortcuts doc/>
-        <main class="panes" style=move || format!("--split:{}%", split.get())
+        <main class="panes" id="main" tabindex="-1" aria-label="Document" class:show-protocol=move || protocol.get()
+            style=move || format!("--split:{}%", split.get())
             on:pointermove=on_move
             on:pointerup=move |_| dragging.set(false)
             on:pointerleave=move |_| dragging.set(false)>
             <div class="pane left">
+                <Warnings/>
                 <RemoteMediaBar doc/>
                 {move || match doc.get() {
                     // Edit mode shows other views of the segments: rebuilt on a toggle.
@@ -353,6 +382,16 @@ pub(crate) fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                 <ProtocolPanel doc/>
             </div>
         </main>
+        <nav class="pane-switch" aria-label="Panes" data-testid="pane-switch">
+            <button type="button" aria-pressed=move || (!protocol.get()).to_string() data-testid="show-conversation"
+                on:click=move |_| protocol.set(false)>
+                <Ico name="message-square"/>" Conversation"
+            </button>
+            <button type="button" aria-pressed=move || protocol.get().to_string() data-testid="show-protocol"
+                on:click=move |_| protocol.set(true)>
+                <Ico name="braces"/>" Protocol"
+            </button>
+        </nav>
     }
 }
 

@@ -623,3 +623,84 @@ pub fn has_selection() -> bool {
         .and_then(|c| c.as_bool())
         .is_some_and(|collapsed| !collapsed)
 }
+
+// ---- focus, title, keyboard patterns (accessibility) ----------------------
+
+/// Focuses the element with this id (a skip link's target, a tab).
+pub fn focus_id(id: &str) {
+    let el = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id));
+    if let Some(el) = el.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = el.focus();
+    }
+}
+
+/// Focuses `el` when it is an HTML element.
+pub fn focus(el: &web_sys::Element) {
+    if let Some(el) = el.dyn_ref::<web_sys::HtmlElement>() {
+        let _ = el.focus();
+    }
+}
+
+/// WAI-ARIA tabs: Left/Right (wrapping), Home and End on a `role="tab"`
+/// inside a `role="tablist"` focus that tab and activate it (a click);
+/// answers whether the key was one of them (the caller prevents its default).
+pub fn tablist_key(ev: &web_sys::KeyboardEvent) -> bool {
+    let Some(tab) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
+    let Some(list) = tab.closest("[role=tablist]").ok().flatten() else { return false };
+    roving_step(&list, ":scope > [role=tab]", &tab, ev.key().as_str(), ("ArrowLeft", "ArrowRight"), true)
+}
+
+/// Roving focus among `selector` inside `container`: `keys` (previous,
+/// next), Home and End move focus from `from` (wrapping), give the new
+/// element `tabindex=0` and the old `-1`; with `activate` the new one is
+/// also clicked. Answers whether the key moved focus.
+pub fn roving_step(
+    container: &web_sys::Element,
+    selector: &str,
+    from: &web_sys::Element,
+    key: &str,
+    keys: (&str, &str),
+    activate: bool,
+) -> bool {
+    let Ok(list) = container.query_selector_all(selector) else { return false };
+    let items: Vec<web_sys::Element> = (0..list.length()).filter_map(|i| list.item(i)?.dyn_into().ok()).collect();
+    let Some(at) = items.iter().position(|e| e == from) else { return false };
+    let n = items.len();
+    let to = match key {
+        k if k == keys.0 => (at + n - 1) % n,
+        k if k == keys.1 => (at + 1) % n,
+        "Home" => 0,
+        "End" => n - 1,
+        _ => return false,
+    };
+    let _ = from.set_attribute("tabindex", "-1");
+    let _ = items[to].set_attribute("tabindex", "0");
+    focus(&items[to]);
+    if activate {
+        if let Some(el) = items[to].dyn_ref::<web_sys::HtmlElement>() {
+            el.click();
+        }
+    }
+    true
+}
+
+/// Keeps Tab inside `container` (a modal): from its last focusable element
+/// Tab goes to the first, from the first Shift+Tab to the last. Answers
+/// whether it moved focus (the caller prevents the default).
+pub fn trap_tab(container: &web_sys::Element, ev: &web_sys::KeyboardEvent) -> bool {
+    if ev.key() != "Tab" {
+        return false;
+    }
+    let sel = "button:not([disabled]), textarea, input, select, a[href], [tabindex]:not([tabindex='-1'])";
+    let Ok(list) = container.query_selector_all(sel) else { return false };
+    let items: Vec<web_sys::Element> = (0..list.length()).filter_map(|i| list.item(i)?.dyn_into().ok()).collect();
+    let (Some(first), Some(last)) = (items.first(), items.last()) else { return false };
+    let active = web_sys::window().and_then(|w| w.document()).and_then(|d| d.active_element());
+    let to = match (ev.shift_key(), active) {
+        (false, Some(a)) if &a == last => first,
+        (true, Some(a)) if &a == first => last,
+        _ => return false,
+    };
+    focus(to);
+    true
+}

@@ -269,7 +269,7 @@ fn PartsTable(counted: Arc<Counted>) -> impl IntoView {
     view! {
         <section class="budget-section">
             <h3>"Parts"</h3>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Parts">
                 <table class="parts" data-testid="parts-table">
                     <thead><tr><th>"Part"</th><th>"Role"</th><th>"Priority"</th><th>"Tokens"</th><th>"State"</th></tr></thead>
                     <tbody>{rows}</tbody>
@@ -279,7 +279,7 @@ fn PartsTable(counted: Arc<Counted>) -> impl IntoView {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum View {
     Json,
     String,
@@ -330,9 +330,12 @@ fn Inspect(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
             Err(e) => format!("Download failed: {e}"),
         }));
     };
+    // WAI-ARIA tabs, as the protocol panel's (browser::tablist_key).
     let tab = move |v: View, label: &'static str| {
         view! {
-            <button type="button" role="tab" class="tab" aria-selected=move || (view_sel.get() == v).to_string()
+            <button type="button" role="tab" class="tab" id=format!("kept-tab-{v:?}")
+                aria-selected=move || (view_sel.get() == v).to_string() aria-controls="kept-tabpanel"
+                tabindex=move || if view_sel.get() == v { "0" } else { "-1" }
                 on:click=move |_| view_sel.set(v)>{label}</button>
         }
     };
@@ -368,7 +371,8 @@ fn Inspect(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
         <section class="budget-section">
             <div class="inspect-bar">
                 <h3>"Kept prompt"</h3>
-                <div role="tablist" class="tabs small">
+                <div role="tablist" class="tabs small" aria-label="Kept prompt views"
+                    on:keydown=move |ev| if browser::tablist_key(&ev) { ev.prevent_default() }>
                     {tab(View::Json, "Request")}
                     {tab(View::String, "String")}
                     {tab(View::Tokens, "Tokens")}
@@ -381,7 +385,8 @@ fn Inspect(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
                 </div>
             </div>
             {move || status.get().map(|s| view! { <p class="status" role="status">{s}</p> })}
-            <div class="inspect-body" data-testid="inspect">{body}</div>
+            <div class="inspect-body" data-testid="inspect" role="tabpanel" id="kept-tabpanel"
+                aria-labelledby=move || format!("kept-tab-{:?}", view_sel.get())>{body}</div>
         </section>
     }
 }
@@ -404,7 +409,7 @@ fn KeptString(counted: Arc<Counted>, kept: Vec<bool>) -> impl IntoView {
     let n = text.chars().count();
     let shown: String = text.chars().take(SHOW_CHARS).collect();
     view! {
-        <pre class="kept-string">{shown}</pre>
+        <pre class="kept-string" tabindex="0" role="region" aria-label="Kept prompt as a string">{shown}</pre>
         {(n > SHOW_CHARS).then(|| view! { <p class="muted">{format!("… {} more characters (copy the request for all of it)", fmt_int((n - SHOW_CHARS) as u64))}</p> })}
     }
 }
@@ -454,7 +459,7 @@ fn KeptTokens(counted: Arc<Counted>, kept: Vec<bool>) -> impl IntoView {
     }
     view! {
         <p class="muted small">{format!("{} tokens; hover a token for its id.", fmt_int(total as u64))}</p>
-        <pre class="kept-tokens" data-testid="kept-token-view">{spans}</pre>
+        <pre class="kept-tokens" data-testid="kept-token-view" tabindex="0" role="region" aria-label="Kept prompt as tokens">{spans}</pre>
         {(total > SHOW_TOKENS).then(|| view! { <p class="muted">{format!("First {} tokens shown.", fmt_int(SHOW_TOKENS as u64))}</p> })}
     }
 }

@@ -21,7 +21,7 @@ use crate::components::count;
 use crate::components::finder::{FilterMenu, FilterStatus, Outline, SearchBox};
 use crate::components::icons::Ico;
 use crate::components::panel::SegmentAt;
-use crate::components::rich::CurrentDoc;
+use crate::components::rich::{CurrentDoc, VarDescriptions};
 use crate::components::segments::SegmentView;
 use crate::components::settings::RequestSettings;
 use crate::doc::Doc;
@@ -709,6 +709,7 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
                 <SessionBar doc=doc.clone()/>
                 <SearchBox/>
             </div>
+            <VarDescriptions doc=doc.clone()/>
             <div class="conv-tools">
                 <span class="muted">{format!("{} · {}", count(total, "message"), count(doc.segment_count(), "segment"))}</span>
                 <Outline doc=doc.clone()/>
@@ -834,7 +835,7 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
             class:filtered=move || !filter.with(|f| f.shows_message(&doc_for_filter.envelope.messages[index]))
             aria-posinset={index + 1} aria-setsize=total on:click=move |_| nav.select(index)>
             <header class="msg-head">
-                <span class="role"><Ico name=icon/>" "{role}</span>
+                <h2 class="role"><Ico name=icon/>" "{role}</h2>
                 <time class="muted">{time}</time>
                 <a class="msg-id muted" href=link title="Link to this message"
                     on:click=move |ev| { ev.prevent_default(); nav.reveal_message(index) }>{id.clone()}</a>
@@ -893,8 +894,9 @@ fn ChunkView(doc: Arc<Doc>, message: usize, chunk: usize) -> impl IntoView {
             };
             let segment = segments[sj].clone();
             let kind = segment.kind();
+            let lang = envelope::lang::segment_lang(&segment);
             view! {
-                <div class="seg-slot" data-seg=sj class:flash=move || nav.flashed().and_then(|t| t.at()) == Some(at)
+                <div class="seg-slot" data-seg=sj lang=lang class:flash=move || nav.flashed().and_then(|t| t.at()) == Some(at)
                     class:filtered=move || filter.with(|f| !f.kinds.is_empty() && !f.kinds.contains(&kind))>
                     <Provider value=SegmentAt(at)>
                         <SegmentView segment=segment.clone() at/>

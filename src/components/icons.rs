@@ -46,6 +46,7 @@ pub const ICONS: &[(&str, icondata::Icon)] = &[
     ("keyboard", icondata::LuKeyboard),
     ("list", icondata::LuList),
     ("list-filter", icondata::LuListFilter),
+    ("message-square", icondata::LuMessageSquare),
     ("music", icondata::LuMusic),
     ("search", icondata::LuSearch),
     ("sparkles", icondata::LuSparkles),

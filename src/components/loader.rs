@@ -13,6 +13,7 @@ use wasm_bindgen::JsCast;
 
 use crate::browser;
 use crate::doc::Source;
+use crate::nav::{Navigator, Target};
 use crate::state::{LoadFailure, Session};
 
 /// What the user can open, for titles and hints.
@@ -72,7 +73,7 @@ pub fn OpenButton() -> impl IntoView {
     };
     view! {
         <label class="btn" title=format!("Open a JSON file: {OPENS}")>
-            <Ico name="folder-open"/>" Open…"
+            <Ico name="folder-open"/><span class="btn-label">" Open…"</span>
             <input type="file" accept=".json,application/json" class="visually-hidden" data-testid="open-file"
                 on:change=on_change/>
         </label>
@@ -91,13 +92,43 @@ pub fn on_drop(session: Session) -> impl Fn(web_sys::DragEvent) + Clone + 'stati
     }
 }
 
-/// The "Paste…" button and its dialog.
+/// Whether the paste dialog is open (provided by the frame): while it is,
+/// the load errors show inside it rather than behind it.
+#[derive(Clone, Copy)]
+pub struct PasteOpen(pub RwSignal<bool>);
+
+/// The "Paste…" button and its dialog: a modal `<dialog>` (the page behind
+/// is inert, so focus stays inside; Escape closes it). Focus goes to the
+/// text area when it opens and back to "Paste…" however it closes (Load,
+/// Cancel, Escape). A failed load lists its errors inside the dialog.
 #[component]
 pub fn PasteButton() -> impl IntoView {
     let session = Session::expect();
     let navigate = use_navigate();
-    let open = RwSignal::new(false);
+    let open = use_context::<PasteOpen>().map(|p| p.0).unwrap_or_else(|| RwSignal::new(false));
     let text = RwSignal::new(String::new());
+    let dialog = NodeRef::<leptos::html::Dialog>::new();
+    let area = NodeRef::<leptos::html::Textarea>::new();
+    let opener = NodeRef::<leptos::html::Button>::new();
+    Effect::new(move |_| {
+        let Some(d) = dialog.get() else { return };
+        if open.get() {
+            browser::show_modal(&d);
+            if let Some(a) = area.get() {
+                browser::focus(&a);
+            }
+        } else {
+            browser::close_dialog(&d);
+        }
+    });
+    // However it closed (Escape is the browser's), the state follows and
+    // focus returns to the button that opened it.
+    let on_close = move |_| {
+        open.set(false);
+        if let Some(b) = opener.get_untracked() {
+            browser::focus(&b);
+        }
+    };
     let load = move |_| {
         let bytes: Arc<[u8]> = text.get_untracked().into_bytes().into();
         let navigate = navigate.clone();
@@ -110,32 +141,52 @@ pub fn PasteButton() -> impl IntoView {
     };
     let busy = move || session.importing.with(Option::is_some);
     view! {
-        <button type="button" class="btn" aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
-            <Ico name="clipboard-paste"/>" Paste…"
+        <button type="button" class="btn" node_ref=opener aria-haspopup="dialog" data-testid="paste-open"
+            on:click=move |_| open.set(true)>
+            <Ico name="clipboard-paste"/><span class="btn-label">" Paste…"</span>
         </button>
-        <Show when=move || open.get()>
-            <div class="paste-dialog" role="dialog" aria-label="Paste an envelope or a request">
-                <label for="paste-area">{format!("Paste JSON: {OPENS}")}</label>
-                <textarea id="paste-area" data-testid="paste-json" rows="12" spellcheck="false"
-                    prop:value=move || text.get()
-                    on:input=move |ev| text.set(event_target_value(&ev))></textarea>
-                <div class="row">
-                    <button type="button" class="btn primary" data-testid="paste-load" on:click=load.clone()
-                        disabled=busy>{move || if busy() { "Importing…" } else { "Load" }}</button>
-                    <button type="button" class="btn" on:click=move |_| open.set(false)>"Cancel"</button>
-                </div>
+        <dialog class="paste-dialog" node_ref=dialog aria-labelledby="paste-title" data-testid="paste-dialog"
+            on:close=on_close
+            on:keydown=move |ev| {
+                if let Some(d) = dialog.get_untracked() {
+                    if browser::trap_tab(&d, &ev) {
+                        ev.prevent_default();
+                    }
+                }
+            }>
+            <h2 id="paste-title" class="dialog-title">"Paste an envelope or a request"</h2>
+            <label for="paste-area">{format!("Paste JSON: {OPENS}")}</label>
+            <textarea id="paste-area" node_ref=area data-testid="paste-json" rows="12" spellcheck="false"
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            <Show when=move || open.get()>
+                <LoadErrors inside_dialog=true/>
+            </Show>
+            <div class="row">
+                <button type="button" class="btn primary" data-testid="paste-load" on:click=load.clone()
+                    disabled=busy>{move || if busy() { "Importing…" } else { "Load" }}</button>
+                <button type="button" class="btn" data-testid="paste-cancel" on:click=move |_| open.set(false)>"Cancel"</button>
             </div>
-        </Show>
+        </dialog>
     }
 }
 
 /// Errors of the last failed load, with their paths, or the engine's
 /// failure with "Try again"; the view behind stays.
 #[component]
-pub fn LoadErrors() -> impl IntoView {
+pub fn LoadErrors(
+    /// The copy inside the paste dialog (shown while it is open; the one in
+    /// the page's notices waits until it closes).
+    #[prop(optional)]
+    inside_dialog: bool,
+) -> impl IntoView {
     let session = Session::expect();
     let navigate = use_navigate();
+    let dialog_open = use_context::<PasteOpen>().map(|p| p.0);
     move || {
+        if !inside_dialog && dialog_open.is_some_and(|o| o.get()) {
+            return None;
+        }
         session.load_failure.get().map(|f| {
             let n = f.errors.len();
             let headline = match &f.engine {
@@ -254,7 +305,41 @@ pub fn Notes(
     }
 }
 
-/// Warnings of the shown document, dismissible.
+/// Warnings shown one by one up to this many; more are grouped by rule.
+const WARNINGS_FLAT: usize = 6;
+/// Warnings of a group listed before its "show all".
+const GROUP_SHOWN: usize = 5;
+/// At most this many of a group are rendered even when "show all" is on
+/// (the count says how many there are; `pep lint` lists every one).
+const GROUP_MAX: usize = 500;
+
+/// Where a diagnostic points in the conversation: a segment, or a message.
+pub fn diag_target(d: &envelope::Diagnostic) -> Option<Target> {
+    let message = d.message_index()?;
+    Some(match d.segment_index() {
+        Some(segment) => Target::Segment(envelope::calls::At { message, segment }),
+        None => Target::Message(message),
+    })
+}
+
+/// A diagnostic's path: a link that reveals its message or segment when it
+/// points into the conversation (and a navigator is at hand), else code.
+#[component]
+fn PathLink(diag: envelope::Diagnostic, whole: &'static str) -> impl IntoView {
+    let nav = use_context::<Navigator>();
+    let path = diag.path.clone();
+    match (diag_target(&diag), nav) {
+        (Some(target), Some(nav)) => view! {
+            <button type="button" class="link path" title="Show this in the conversation"
+                on:click=move |_| nav.go(target, true)>{path}</button>
+        }
+        .into_any(),
+        _ => view! { <code class="path">{if path.is_empty() { whole.to_string() } else { path }}</code> }.into_any(),
+    }
+}
+
+/// Warnings of the shown document, listed (grouped by rule when there are
+/// many), each path a link to what it concerns; dismissible.
 #[component]
 pub fn Warnings() -> impl IntoView {
     let session = Session::expect();
@@ -267,24 +352,70 @@ pub fn Warnings() -> impl IntoView {
             return None;
         }
         let n = doc.warnings.len();
-        // A disclosure like every other toggle of the app: a real button with
-        // aria-expanded, and "Dismiss" beside it rather than inside it.
-        let open = RwSignal::new(false);
+        let body = if n <= WARNINGS_FLAT {
+            let items: Vec<AnyView> = doc
+                .warnings
+                .iter()
+                .map(|d| {
+                    view! { <li><PathLink diag=d.clone() whole="(document)"/>" "{d.message.clone()}</li> }.into_any()
+                })
+                .collect();
+            view! { <ul class="diag-list" data-testid="warning-list">{items}</ul> }.into_any()
+        } else {
+            let groups: Vec<AnyView> = envelope::diag::group_by_rule(&doc.warnings)
+                .into_iter()
+                .map(|g| view! { <WarningGroup doc=doc.clone() group=g/> }.into_any())
+                .collect();
+            view! { <div class="warn-groups" data-testid="warning-list">{groups}</div> }.into_any()
+        };
         Some(view! {
-            <section class="notice warn" data-testid="warnings">
+            <section class="notice warn" data-testid="warnings" aria-labelledby="warnings-title">
                 <header>
-                    <button type="button" class="link warn-toggle" aria-expanded=move || open.get().to_string()
-                        on:click=move |_| open.update(|o| *o = !*o)>
-                        <Ico name="info"/>
-                        {format!(" {} — the document loads, but:", count(n, "warning"))}
-                    </button>
+                    <Ico name="info"/>
+                    <h2 id="warnings-title" class="notice-title">{format!("{} — the document loads, but:", count(n, "warning"))}</h2>
                     <button type="button" class="link" on:click=move |_| session.warnings_dismissed.set(true)>"Dismiss"</button>
                 </header>
-                <Show when=move || open.get()>
-                    <PathList items=doc.warnings.iter().map(|d| (d.path.clone(), d.message.clone())).collect() whole="(document)"/>
-                </Show>
+                {body}
             </section>
         })
+    }
+}
+
+/// The warnings of one rule: its code and summary, the first few, "show all".
+#[component]
+fn WarningGroup(doc: Arc<crate::doc::Doc>, group: envelope::diag::Group) -> impl IntoView {
+    let all = RwSignal::new(false);
+    let n = group.count();
+    let items = StoredValue::new(group.items.clone());
+    let list = move || {
+        let shown = if all.get() { GROUP_MAX } else { GROUP_SHOWN };
+        items.with_value(|ix| {
+            ix.iter()
+                .take(shown)
+                .map(|&i| {
+                    let d = &doc.warnings[i];
+                    view! { <li><PathLink diag=d.clone() whole="(document)"/>" "{d.message.clone()}</li> }.into_any()
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <section class="warn-group" data-rule=group.rule.code()>
+            <h3 class="warn-rule"><code>{group.rule.code()}</code>{format!(" · {}", count(n, "warning"))}</h3>
+            <ul class="diag-list">{list}</ul>
+            {(n > GROUP_SHOWN).then(|| view! {
+                <button type="button" class="link" aria-expanded=move || all.get().to_string()
+                    on:click=move |_| all.update(|a| *a = !*a)>
+                    {move || if all.get() {
+                        "show fewer".to_string()
+                    } else if n > GROUP_MAX {
+                        format!("show {GROUP_MAX} of {n}")
+                    } else {
+                        format!("show all {n}")
+                    }}
+                </button>
+            })}
+        </section>
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::components::icons::Ico;
 use crate::components::loader::Notes;
 use envelope::export::Target;
-use envelope::jsonview::line_ranges;
+use envelope::jsonview::{fold_ends, line_ranges};
 use envelope::Notice;
 use leptos::html;
 use leptos::prelude::*;
@@ -17,7 +17,7 @@ use crate::budget::{truncated_request, Budget, Counting};
 use crate::components::budget::BudgetPanel;
 use crate::components::checks::{Checks, ChecksBadge, ChecksPanel};
 use crate::components::count;
-use crate::components::rich::json_line;
+use crate::components::rich::json_line_abbrev;
 use crate::doc::{Doc, Export};
 use crate::nav::Navigator;
 use crate::state::{Prefs, Tab};
@@ -184,14 +184,29 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             Err(e) => (false, format!("Download failed: {e}")),
         }));
     };
+    // WAI-ARIA tabs: one tab stop (the selected tab), arrows, Home and End
+    // move and select (browser::tablist_key), one tab panel they control.
     let tab_button = move |t: Tab, label: &'static str, testid: &'static str| {
         view! {
-            <button type="button" role="tab" class="tab" data-testid=testid
+            <button type="button" role="tab" class="tab" data-testid=testid id=testid
                 aria-selected=move || (tab.get() == t).to_string()
+                aria-controls="protocol-tabpanel"
+                tabindex=move || if tab.get() == t { "0" } else { "-1" }
                 on:click=move |_| { tab.set(t); status.set(None); }>
                 {label}
             </button>
         }
+    };
+    let on_tab_key = move |ev: leptos::ev::KeyboardEvent| {
+        if browser::tablist_key(&ev) {
+            ev.prevent_default();
+        }
+    };
+    let panel_label = move || match tab.get() {
+        Tab::Openai => "tab-openai",
+        Tab::Raw => "tab-raw",
+        Tab::Budget => "tab-budget",
+        Tab::Checks => "tab-checks",
     };
     let pick = move |ev: leptos::ev::Event| {
         if let Some(t) = Target::from_code(&event_target_value(&ev)) {
@@ -203,13 +218,15 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
     view! {
         <section class="protocol" aria-label="Protocol">
             <div class="protocol-bar">
-                <div role="tablist" class="tabs">
+                <div role="tablist" class="tabs" aria-label="Protocol views" on:keydown=on_tab_key>
                     {tab_button(Tab::Openai, "Export", "tab-openai")}
                     {tab_button(Tab::Raw, "Raw protocol", "tab-raw")}
                     {tab_button(Tab::Budget, "Budget", "tab-budget")}
-                    <button type="button" role="tab" class="tab" data-testid="tab-checks"
+                    <button type="button" role="tab" class="tab" data-testid="tab-checks" id="tab-checks"
                         title="pep lint's checks: budget, secrets, sensitive words, variables, cache, tools, waste"
                         aria-selected=move || (tab.get() == Tab::Checks).to_string()
+                        aria-controls="protocol-tabpanel"
+                        tabindex=move || if tab.get() == Tab::Checks { "0" } else { "-1" }
                         on:click=move |_| { tab.set(Tab::Checks); status.set(None); }>
                         "Checks"<ChecksBadge/>
                     </button>
@@ -256,12 +273,13 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             {move || status.get().map(|(ok, msg)| view! {
                 <div class="status" class:error=!ok role="status" data-testid="copy-status">{msg}</div>
             })}
+            <div class="tabpanel" role="tabpanel" id="protocol-tabpanel" aria-labelledby=panel_label>
             {move || match tab.get() {
                 Tab::Budget => view! { <BudgetPanel/> }.into_any(),
                 Tab::Checks => view! { <ChecksPanel/> }.into_any(),
                 _ if !ready.get() => view! { <p class="muted pad">"Preparing the JSON…"</p> }.into_any(),
                 Tab::Raw => match doc.get() {
-                    Some(d) => view! { <JsonView text=d.raw_text()/> }.into_any(),
+                    Some(d) => view! { <JsonView text=d.raw_text() label="Raw protocol"/> }.into_any(),
                     None => view! { <p class="muted pad">"No document."</p> }.into_any(),
                 },
                 Tab::Openai => match export.get() {
@@ -297,11 +315,12 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                             .map(|d| Arc::new(envelope::export::openai_chat::message_lines(&d.contributions, &e.text)));
                         view! {
                             <ExportNotices target=e.target notices=e.notices.clone()/>
-                            <JsonView text=e.text.clone() entries/>
+                            <JsonView text=e.text.clone() entries label=format!("{} request", e.target.label())/>
                         }.into_any()
                     }
                 },
             }}
+            </div>
         </section>
     }
 }
@@ -321,7 +340,11 @@ fn ExportNotices(target: Target, notices: Arc<[Notice]>) -> impl IntoView {
     })
 }
 
-/// Pretty JSON, coloured; long texts render only the lines on screen.
+/// Pretty JSON, coloured, in a focusable scroll region named `label`.
+/// Objects and arrays fold (a button on their opening line; ↑/↓ move between
+/// those buttons, one tab stop for all); a long `data:` URL shows abbreviated
+/// (Copy and Download take the text whole). Long texts render only the lines
+/// on screen.
 #[component]
 pub fn JsonView(
     #[prop(into)] text: Arc<str>,
@@ -330,10 +353,68 @@ pub fn JsonView(
     /// a click on an entry selects its message in the conversation.
     #[prop(default = None)]
     entries: Option<Arc<Vec<Option<usize>>>>,
+    #[prop(into, default = "JSON".to_string())] label: String,
 ) -> impl IntoView {
     let lines = Arc::new(line_ranges(&text));
+    let ends = Arc::new(fold_ends(&text, &lines));
     let n = lines.len();
     let virtual_lines = n > VIRTUAL_FROM_LINES;
+    let folded = RwSignal::new(std::collections::HashSet::<usize>::new());
+    // The lines shown, in order (all of them until something folds).
+    let visible = {
+        let ends = ends.clone();
+        Memo::new(move |_| {
+            folded.with(|f| {
+                if f.is_empty() {
+                    return None;
+                }
+                let mut out = Vec::with_capacity(n);
+                let mut i = 0;
+                while i < n {
+                    out.push(i);
+                    i = match (f.contains(&i), ends[i]) {
+                        (true, Some(e)) => e,
+                        _ => i + 1,
+                    };
+                }
+                Some(Arc::new(out))
+            })
+        })
+    };
+    let shown = move || visible.get().map_or(n, |v| v.len());
+    let at = move |k: usize| visible.with(|v| v.as_ref().map_or(k, |v| v[k]));
+    let line_view = {
+        let (text, lines, ends) = (text.clone(), lines.clone(), ends.clone());
+        move |i: usize, first_fold: bool| {
+            let (s, e) = lines[i];
+            let is_folded = move || folded.with(|f| f.contains(&i));
+            let fold = ends[i].map(|end| {
+                view! {
+                    <button type="button" class="fold" tabindex=if first_fold { "0" } else { "-1" }
+                        aria-expanded=move || (!is_folded()).to_string()
+                        aria-label=format!("Lines {}–{}", i + 1, end + 1)
+                        on:click=move |_| folded.update(|f| if !f.remove(&i) { f.insert(i); })></button>
+                }
+            });
+            let marker = ends[i].map(|end| {
+                let hidden = end - i - 1;
+                move || is_folded().then(|| view! { <span class="j-folded">{format!(" … {hidden} lines ")}</span> })
+            });
+            let line = &text[s..e];
+            view! { <span class="jrow">{fold}{json_line_abbrev(line)}{marker}"\n"</span> }
+        }
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        use wasm_bindgen::JsCast;
+        let Some(t) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+        if !t.class_list().contains("fold") {
+            return;
+        }
+        let Some(region) = t.closest(".json-region").ok().flatten() else { return };
+        if browser::roving_step(&region, "button.fold", &t, &ev.key(), ("ArrowUp", "ArrowDown"), false) {
+            ev.prevent_default();
+        }
+    };
     let scroller = NodeRef::<html::Div>::new();
     let pre = NodeRef::<html::Pre>::new();
     let sync = entries.zip(use_context::<Navigator>());
@@ -346,11 +427,16 @@ pub fn JsonView(
                 return;
             }
             let Some(line) = entries.get(m).copied().flatten() else { return };
+            // Its place among the lines shown (a fold may hide it: then nothing moves).
+            let Some(k) = visible.with_untracked(|v| v.as_ref().map_or(Some(line), |v| v.iter().position(|&x| x == line)))
+            else {
+                return;
+            };
             if virtual_lines {
                 if let Some(el) = scroller.get_untracked() {
-                    el.set_scroll_top((line as f64 * LINE_PX) as i32);
+                    el.set_scroll_top((k as f64 * LINE_PX) as i32);
                 }
-            } else if let Some(el) = pre.get_untracked().and_then(|p| p.children().item(line as u32)) {
+            } else if let Some(el) = pre.get_untracked().and_then(|p| p.children().item(k as u32)) {
                 // Only a pane of its own scrolls (not the page, on a phone).
                 if let Some(sc) = browser::scroller(&el) {
                     browser::scroll_into_box(&sc, &el);
@@ -366,20 +452,20 @@ pub fn JsonView(
         let Some(line_el) = ev
             .target()
             .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .and_then(|t| t.closest(".jl").ok().flatten())
+            .and_then(|t| t.closest(".jrow").ok().flatten())
         else {
             return;
         };
         let line = if virtual_lines {
             line_el.parent_element().and_then(|v| v.get_attribute("data-line")).and_then(|l| l.parse().ok())
         } else {
-            let mut i = 0usize;
-            let mut at = line_el.previous_element_sibling();
-            while let Some(el) = at {
-                i += 1;
-                at = el.previous_element_sibling();
+            let mut k = 0usize;
+            let mut prev = line_el.previous_element_sibling();
+            while let Some(el) = prev {
+                k += 1;
+                prev = el.previous_element_sibling();
             }
-            Some(i)
+            Some(at(k))
         };
         let Some(line) = line else { return };
         let message = entries.iter().rposition(|l| l.is_some_and(|l| l <= line));
@@ -388,18 +474,31 @@ pub fn JsonView(
             nav.reveal_message(m);
         }
     };
-    if !virtual_lines {
-        let rows: Vec<AnyView> = lines.iter().map(|&(a, b)| json_line(&text[a..b]).into_any()).collect();
-        return view! { <pre class="json json-view" data-testid="protocol-json" node_ref=pre on:click=on_click>{rows}</pre> }
-            .into_any();
+    if n <= VIRTUAL_FROM_LINES {
+        let first = ends.iter().position(Option::is_some);
+        let rows = move || {
+            (0..shown())
+                .map(|k| {
+                    let i = at(k);
+                    line_view(i, Some(i) == first).into_any()
+                })
+                .collect::<Vec<_>>()
+        };
+        return view! {
+            <div class="json-region json-view" tabindex="0" role="region" aria-label=label on:keydown=on_key>
+                <pre class="json" data-testid="protocol-json" node_ref=pre on:click=on_click>{rows}</pre>
+            </div>
+        }
+        .into_any();
     }
     let top = RwSignal::new(0.0f64);
     let height = RwSignal::new(800.0f64);
     let window = move || {
+        let m = shown();
         let first = (top.get() / LINE_PX).floor().max(0.0) as usize;
         let count = (height.get() / LINE_PX).ceil() as usize + 40;
-        let first = first.saturating_sub(20).min(n);
-        (first, (first + count).min(n))
+        let first = first.saturating_sub(20).min(m);
+        (first, (first + count).min(m))
     };
     let on_scroll = move |_| {
         if let Some(el) = scroller.get() {
@@ -408,16 +507,18 @@ pub fn JsonView(
         }
     };
     view! {
-        <div class="json-scroll" node_ref=scroller on:scroll=on_scroll data-testid="protocol-json"
-            data-lines=n.to_string() on:click=on_click>
-            <pre class="json json-virtual" style=format!("height:{}px", n as f64 * LINE_PX)>
+        <div class="json-region json-scroll" node_ref=scroller on:scroll=on_scroll data-testid="protocol-json"
+            data-lines=n.to_string() tabindex="0" role="region" aria-label=label on:keydown=on_key on:click=on_click>
+            <pre class="json json-virtual" style=move || format!("height:{}px", shown() as f64 * LINE_PX)>
                 {move || {
                     let (a, b) = window();
+                    // The one tab stop among the fold buttons: the first on screen.
+                    let first = (a..b).map(at).find(|&i| ends[i].is_some());
                     let rows: Vec<AnyView> = (a..b)
-                        .map(|i| {
-                            let (s, e) = lines[i];
+                        .map(|k| {
+                            let i = at(k);
                             view! {
-                                <div class="vline" data-line=i style=format!("top:{}px", i as f64 * LINE_PX)>{json_line(&text[s..e])}</div>
+                                <div class="vline" data-line=i style=format!("top:{}px", k as f64 * LINE_PX)>{line_view(i, Some(i) == first)}</div>
                             }
                             .into_any()
                         })

@@ -104,20 +104,57 @@ fn var_pieces(text: &str, doc: &Doc) -> Vec<AnyView> {
         .collect()
 }
 
-/// A substituted value: highlighted, named on hover and focus.
+/// A substituted value: highlighted, named on hover, and for assistive
+/// technology by [`VarDescriptions`] (not a tab stop: there is nothing to do with it).
 pub fn var_mark(name: &str, value: &str) -> impl IntoView {
     view! {
-        <mark class="var" data-var=name.to_string() tabindex="0" title=format!("{{{{{name}}}}}")>
+        <mark class="var" data-var=name.to_string()
+            aria-describedby=format!("{}{name}", envelope::markdown::VAR_DESCRIPTION_PREFIX)
+            title=format!("{{{{{name}}}}}")>
             {value.to_string()}
         </mark>
     }
+}
+
+/// One hidden element per session variable, `id="pep-var-NAME"`, that the
+/// marks of substituted values name with `aria-describedby` ("variable NAME").
+#[component]
+pub fn VarDescriptions(doc: Arc<Doc>) -> impl IntoView {
+    let items: Vec<AnyView> = doc
+        .var_defs
+        .iter()
+        .map(|v| {
+            let id = format!("{}{}", envelope::markdown::VAR_DESCRIPTION_PREFIX, v.name);
+            view! { <span id=id>{format!("variable {}", v.name)}</span> }.into_any()
+        })
+        .collect();
+    view! { <div hidden>{items}</div> }
 }
 
 /// Pretty JSON, coloured (for small values: tool schemas).
 #[component]
 pub fn JsonBlock(#[prop(into)] text: String) -> impl IntoView {
     let lines: Vec<AnyView> = text.lines().map(|l| json_line(l).into_any()).collect();
-    view! { <pre class="json">{lines}</pre> }
+    view! { <pre class="json" tabindex="0" role="region" aria-label="JSON Schema">{lines}</pre> }
+}
+
+/// One coloured line of JSON (without its line break), a long `data:` URL abbreviated
+/// (`envelope::jsonview::abbreviate_data_url`; the text itself stays whole).
+pub fn json_line_abbrev(line: &str) -> impl IntoView {
+    let runs: Vec<AnyView> = highlight_line(line)
+        .into_iter()
+        .map(|(t, s)| {
+            let shown = match t {
+                envelope::jsonview::Token::Str => envelope::jsonview::abbreviate_data_url(s),
+                _ => None,
+            };
+            match shown {
+                Some(short) => view! { <span class=format!("{} j-abbr", t.class()) title="Shown abbreviated; Copy and Download keep it whole">{short}</span> }.into_any(),
+                None => view! { <span class=t.class()>{s.to_string()}</span> }.into_any(),
+            }
+        })
+        .collect();
+    view! { <span class="jl">{runs}</span> }
 }
 
 /// One coloured line of JSON.

@@ -78,7 +78,7 @@ pub fn RequestSettings(doc: Arc<Doc>) -> impl IntoView {
             view! {
                 <div class="setting-full" data-testid="setting-full">
                     <code class="chip-name">{key.clone()}</code>
-                    <pre class="json">{to_pretty(value)}</pre>
+                    <pre class="json" tabindex="0" role="region" aria-label=key.clone()>{to_pretty(value)}</pre>
                 </div>
             }
         })

@@ -13,6 +13,7 @@ import { startServer } from './serve.mjs';
 import { hostileEnvelope } from './hostile.mjs';
 import { shipTests } from './ship.mjs';
 import { bigEnvelope, oneMessageEnvelope } from '../../bench/gen.mjs';
+import { registerA11y } from './a11y.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -384,7 +385,7 @@ test('a loaded document survives a reload; corrupt storage is reported, not fata
   await page.getByTestId('tab-raw').click();
   const theme = async () => page.evaluate(() => document.documentElement.dataset.theme || null);
   assert.equal(await theme(), null, 'the theme follows the system until toggled');
-  await page.getByRole('button', { name: 'Toggle theme' }).click();
+  await page.getByTestId('theme-toggle').click();
   assert.equal(await theme(), 'dark', 'light system → dark');
   await page.reload();
   await page.locator('[data-message-id="mine-u1"]').waitFor();
@@ -450,8 +451,8 @@ test('storage the browser refuses is reported, and the app works without it', as
   await page.locator('[data-message-id]').first().waitFor();
   await page.getByText('Preferences could not be saved: this browser does not let the page store data').waitFor();
   await page.getByTestId('tab-raw').click();
-  await page.getByRole('button', { name: 'Toggle theme' }).click();
-  await page.getByRole('button', { name: 'Toggle theme' }).click();
+  await page.getByTestId('theme-toggle').click();
+  await page.getByTestId('theme-toggle').click();
   assert.equal(await page.getByText('Preferences could not be saved').count(), 1, 'one notice, not one per change');
   assert.deepEqual(page.errors, []);
   await context.close();
@@ -512,11 +513,11 @@ function requestFiles() {
 /** Pastes `text` through "Paste…" and clicks Load; with `loads`, waits
  * until it has loaded (the dialog closes only then). */
 async function paste(page, text, { loads = false } = {}) {
-  if (await page.getByTestId('paste-json').count() === 0) await page.getByRole('button', { name: 'Paste…' }).click();
+  if (await page.locator('dialog[open]').count() === 0) await page.getByRole('button', { name: 'Paste…' }).click();
   await page.getByTestId('paste-json').fill(text);
   await page.getByTestId('paste-load').click();
   if (loads) {
-    await page.getByTestId('paste-json').waitFor({ state: 'detached' });
+    await page.locator('dialog[open]').waitFor({ state: 'detached' });
     await page.waitForURL(`${BASE}/doc`);
   }
 }
@@ -1600,6 +1601,7 @@ test('edit and share on a phone (390 × 844): nothing overflows', async (browser
   assert.deepEqual(page.errors, []);
   await context.close();
 });
+registerA11y({ test, newPage, BASE, DEMOS, root, shotDir });
 
 // ---- runner ----
 const server = await startServer(join(root, 'dist'), PORT);

@@ -265,6 +265,15 @@ impl Diagnostic {
         let rest = self.path.strip_prefix("messages[")?;
         rest[..rest.find(']')?].parse().ok()
     }
+
+    /// The index of the segment this diagnostic points into, if any
+    /// (`messages[3].segments[1]…` → 1).
+    pub fn segment_index(&self) -> Option<usize> {
+        self.message_index()?;
+        let rest = self.path.strip_prefix("messages[")?;
+        let rest = rest[rest.find(']')? + 1..].strip_prefix(".segments[")?;
+        rest[..rest.find(']')?].parse().ok()
+    }
 }
 
 impl fmt::Display for Diagnostic {
@@ -397,6 +406,14 @@ mod tests {
         assert_eq!(g[0].items, [0, 50_001]);
         assert_eq!(g[1].items[..2], [1, 2]);
         assert!(group_by_rule(&[]).is_empty());
+        let at = |p: &str| {
+            let d = Diagnostic::new(Rule::MissingField, p, "m");
+            (d.message_index(), d.segment_index())
+        };
+        assert_eq!(at("messages[3].segments[12].items[0]"), (Some(3), Some(12)));
+        assert_eq!(at("messages[3].id"), (Some(3), None));
+        assert_eq!(at("messages[x].segments[1]"), (None, None));
+        assert_eq!(at("params.top_k"), (None, None));
     }
 
     #[test]

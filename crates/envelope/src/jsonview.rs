@@ -89,6 +89,66 @@ pub fn line_ranges(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// For each line, the line that closes the object or array it opens (pretty
+/// JSON: an opening `{`/`[` ends its line, the closing one starts a later
+/// line), else `None`. Lines that are not pretty JSON (a minified raw document)
+/// simply fold nothing. Linear.
+pub fn fold_ends(text: &str, lines: &[(usize, usize)]) -> Vec<Option<usize>> {
+    let mut ends = vec![None; lines.len()];
+    let mut open: Vec<usize> = Vec::new();
+    for (i, &(a, b)) in lines.iter().enumerate() {
+        let line = &text[a..b];
+        let head = line.trim_start();
+        if head.starts_with(['}', ']']) {
+            if let Some(o) = open.pop() {
+                // Only a fold of at least one line between.
+                if i > o + 1 {
+                    ends[o] = Some(i);
+                }
+            }
+        }
+        let tail = line.trim_end();
+        // `"key": {`, `[`, `}, {` — not a string that ends in a brace (it ends in a quote).
+        if tail.ends_with(['{', '[']) {
+            open.push(i);
+        }
+    }
+    ends
+}
+
+/// Strings longer than this that hold a `data:` URL are shown abbreviated.
+pub const DATA_URL_SHOWN_FROM: usize = 100;
+
+/// A JSON string token (quotes included) holding a long `data:` URL, as the
+/// view shows it: `"data:image/png;base64,iVBORw0K… (12,345 chars)"`. The
+/// text itself (copy, download) keeps it whole. `None` for anything else.
+pub fn abbreviate_data_url(token: &str) -> Option<String> {
+    let inner = token.strip_prefix('"')?.strip_suffix('"').unwrap_or(token.get(1..)?);
+    if inner.len() <= DATA_URL_SHOWN_FROM || !inner.starts_with("data:") {
+        return None;
+    }
+    // The media type and encoding (up to the comma, bounded), and a few characters of the data.
+    let head_end = inner.find(',').filter(|&c| c < 80).map(|c| c + 1).unwrap_or(40);
+    let mut cut = (head_end + 8).min(inner.len());
+    while !inner.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Some(format!("\"{}… ({} chars)\"", &inner[..cut], group_digits(inner.chars().count())))
+}
+
+/// `12345` → `12,345`.
+fn group_digits(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,5 +175,38 @@ mod tests {
     fn lines() {
         assert_eq!(line_ranges("a\nbc\n"), [(0, 1), (2, 4)]);
         assert_eq!(line_ranges("a\n\nb"), [(0, 1), (2, 2), (3, 4)]);
+    }
+
+    #[test]
+    fn folds_objects_and_arrays_of_pretty_json() {
+        let text = "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {},\n  \"c\": \"x {\",\n  \"d\": [\n    {\n      \"e\": 1\n    }, {\n      \"f\": 2\n    }\n  ]\n}";
+        let lines = line_ranges(text);
+        let ends = fold_ends(text, &lines);
+        assert_eq!(ends[0], Some(lines.len() - 1), "the root");
+        assert_eq!(ends[1], Some(4), "the array a");
+        assert_eq!(ends[5], None, "an empty object on one line");
+        assert_eq!(ends[6], None, "a string that holds a brace");
+        assert_eq!(ends[7], Some(13));
+        assert_eq!(ends[8], Some(10));
+        assert_eq!(ends[10], Some(12), "`}}, {{` closes one and opens the next");
+        // A minified document folds nothing and loses nothing.
+        let flat = "{\"a\":[1,{\"b\":2}]}";
+        assert_eq!(fold_ends(flat, &line_ranges(flat)), [None]);
+        // Unbalanced: no panic.
+        let odd = "]\n}\n{\n[";
+        assert_eq!(fold_ends(odd, &line_ranges(odd)), [None, None, None, None]);
+    }
+
+    #[test]
+    fn long_data_urls_are_abbreviated_in_the_view_only() {
+        let data = format!("\"data:image/png;base64,iVBORw0KGgo{}\"", "A".repeat(12_320));
+        assert_eq!(abbreviate_data_url(&data).unwrap(), "\"data:image/png;base64,iVBORw0K… (12,353 chars)\"");
+        assert_eq!(abbreviate_data_url("\"data:,short\""), None);
+        assert_eq!(abbreviate_data_url(&format!("\"https://x/{}\"", "a".repeat(200))), None);
+        // No comma, multi-byte text: cut on a character boundary.
+        let odd = format!("\"data:{}\"", "é".repeat(200));
+        assert!(abbreviate_data_url(&odd).unwrap().ends_with("(205 chars)\""));
+        assert_eq!(group_digits(1_234_567), "1,234,567");
+        assert_eq!(group_digits(12), "12");
     }
 }

@@ -25,6 +25,7 @@ pub mod import;
 pub mod jsonread;
 pub mod jsontext;
 pub mod jsonview;
+pub mod lang;
 #[cfg(feature = "lint")]
 pub mod lint;
 pub mod locate;

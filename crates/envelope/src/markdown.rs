@@ -33,7 +33,9 @@
 //! every text-carrying event (text, inline code, code-block lines, escaped raw HTML) back
 //! to the source with pulldown-cmark's offset iterator; the parts that fall inside a
 //! value's range are wrapped in
-//! `<mark class="var" data-var="NAME" tabindex="0" title="{{NAME}}">…</mark>`.
+//! `<mark class="var" data-var="NAME" aria-describedby="pep-var-NAME" title="{{NAME}}">…</mark>`
+//! (not focusable; the page holds one element `id="pep-var-NAME"` per variable that
+//! names it for assistive technology, see [`VAR_DESCRIPTION_PREFIX`]).
 //! Edge cases, all deliberate:
 //!
 //! - A value that spans several elements (it contains `**`, a blank line, a list…) gets
@@ -64,8 +66,9 @@ pub fn render_markdown(src: &str) -> String {
 
 /// Safe HTML for untrusted GFM Markdown, with `{{ name }}` placeholders known to `lookup`
 /// substituted by their value and the value wrapped as
-/// `<mark class="var" data-var="NAME" tabindex="0" title="{{NAME}}">VALUE</mark>`
-/// (the user sees the value highlighted, the variable name on hover/focus).
+/// `<mark class="var" data-var="NAME" aria-describedby="pep-var-NAME" title="{{NAME}}">VALUE</mark>`
+/// (the user sees the value highlighted, the variable name on hover; assistive
+/// technology reads the element `pep-var-NAME` the page provides).
 /// Unknown placeholders stay as written. See the module documentation for the edge cases.
 pub fn render_markdown_with_vars<'a>(src: &'a str, lookup: &impl Fn(&str) -> Option<&'a str>) -> String {
     render_markdown_with(src, lookup, Remote::Load)
@@ -117,12 +120,19 @@ fn options() -> Options {
         | Options::ENABLE_GFM
 }
 
+/// The id prefix of the element that describes a variable (`pep-var-NAME`),
+/// which a `<mark>` refers to with `aria-describedby`.
+pub const VAR_DESCRIPTION_PREFIX: &str = "pep-var-";
+
 /// `<mark …>` for a variable.
 fn mark_open(name: &str) -> String {
     let mut open = String::with_capacity(64 + 2 * name.len());
     open.push_str("<mark class=\"var\" data-var=\"");
     escape_attr(name, &mut open);
-    open.push_str("\" tabindex=\"0\" title=\"{{");
+    open.push_str("\" aria-describedby=\"");
+    open.push_str(VAR_DESCRIPTION_PREFIX);
+    escape_attr(name, &mut open);
+    open.push_str("\" title=\"{{");
     escape_attr(name, &mut open);
     open.push_str("}}\">");
     open
@@ -192,6 +202,11 @@ impl<'a, I> Renderer<'a, I> {
             Event::Text(text) | Event::Html(text) | Event::InlineHtml(text) => return self.text(text, range, false),
             Event::Code(text) => return self.text(text, range, true),
             Event::Start(Tag::HtmlBlock) => html("<pre class=\"raw-html\">"),
+            // A task's box, named for assistive technology (it is read-only).
+            Event::TaskListMarker(true) => {
+                html("<input type=\"checkbox\" disabled=\"\" checked=\"\" aria-label=\"done\"/>")
+            }
+            Event::TaskListMarker(false) => html("<input type=\"checkbox\" disabled=\"\" aria-label=\"not done\"/>"),
             Event::End(TagEnd::HtmlBlock) => html("</pre>\n"),
             Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
                 if link_type == LinkType::Email || link_allowed(&dest_url) {
@@ -426,8 +441,20 @@ mod tests {
         "mark",
     ];
     const ATTRS: &[&str] = &[
-        "href", "src", "alt", "title", "class", "id", "style", "type", "disabled", "checked", "start", "data-var",
-        "tabindex",
+        "href",
+        "src",
+        "alt",
+        "title",
+        "class",
+        "id",
+        "style",
+        "type",
+        "disabled",
+        "checked",
+        "start",
+        "data-var",
+        "aria-describedby",
+        "aria-label",
     ];
 
     fn decode_entities(v: &str) -> String {
@@ -564,7 +591,7 @@ mod tests {
     }
 
     fn mark(name: &str, value: &str) -> String {
-        format!("<mark class=\"var\" data-var=\"{name}\" tabindex=\"0\" title=\"{{{{{name}}}}}\">{value}</mark>")
+        format!("<mark class=\"var\" data-var=\"{name}\" aria-describedby=\"pep-var-{name}\" title=\"{{{{{name}}}}}\">{value}</mark>")
     }
 
     // ---- raw HTML ----------------------------------------------------------------------
@@ -768,8 +795,14 @@ mod tests {
         assert!(html.contains("<td style=\"text-align: right\">2</td>"), "{html}");
         assert_eq!(render("~~gone~~"), "<p><del>gone</del></p>\n");
         let html = render("- [x] done\n- [ ] todo");
-        assert!(html.contains("<input disabled=\"\" type=\"checkbox\" checked=\"\"/>"), "{html}");
-        assert!(html.contains("<input disabled=\"\" type=\"checkbox\"/>"), "{html}");
+        assert!(
+            html.contains("<li><input type=\"checkbox\" disabled=\"\" checked=\"\" aria-label=\"done\"/>done</li>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<li><input type=\"checkbox\" disabled=\"\" aria-label=\"not done\"/>todo</li>"),
+            "{html}"
+        );
         let html = render("Text[^1].\n\n[^1]: The note.");
         assert!(html.contains("<sup class=\"footnote-reference\"><a href=\"#1\">1</a></sup>"), "{html}");
         assert!(html.contains("<div class=\"footnote-definition\" id=\"1\">"), "{html}");

@@ -69,7 +69,7 @@ pub fn DocumentSegment(segment: Document) -> impl IntoView {
                 </button>
             })}
             {move || open.get().then(|| parsed.clone()).flatten().map(|p| view! {
-                <div class="doc-parsed"><VarText text=p class="pre"/></div>
+                <div class="doc-parsed" tabindex="0" role="region" aria-label="Parsed text"><VarText text=p class="pre"/></div>
             })}
         </div>
     }

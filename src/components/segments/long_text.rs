@@ -23,7 +23,7 @@ pub fn LongTextSegment(segment: LongText) -> impl IntoView {
                 <span class="long-action">{move || if open.get() { "Collapse" } else { "Expand full text" }}</span>
             </button>
             {move || if open.get() {
-                view! { <div class="long-body"><VarText text=content.clone() class="pre"/></div> }.into_any()
+                view! { <div class="long-body" tabindex="0" role="region" aria-label="Full text"><VarText text=content.clone() class="pre"/></div> }.into_any()
             } else {
                 view! { <div class="long-preview"><VarText text=preview.clone() class="pre"/></div> }.into_any()
             }}
