@@ -15,8 +15,8 @@ pub mod protocol_panel;
 pub mod rich;
 pub mod segments;
 pub mod settings;
-pub mod template;
 pub mod shortcuts;
+pub mod template;
 
 /// `1 item`, `3 items`: a count with its noun (plural by adding `s`).
 pub fn count(n: usize, noun: &str) -> String {

@@ -428,7 +428,8 @@ pub fn JsonView(
             }
             let Some(line) = entries.get(m).copied().flatten() else { return };
             // Its place among the lines shown (a fold may hide it: then nothing moves).
-            let Some(k) = visible.with_untracked(|v| v.as_ref().map_or(Some(line), |v| v.iter().position(|&x| x == line)))
+            let Some(k) =
+                visible.with_untracked(|v| v.as_ref().map_or(Some(line), |v| v.iter().position(|&x| x == line)))
             else {
                 return;
             };

@@ -782,10 +782,17 @@ test('a toggle survives its segment scrolling out of the window and back', async
   const was = await page.locator(sel).getAttribute('aria-expanded');
   await page.locator(sel).click();
   assert.notEqual(await page.locator(sel).getAttribute('aria-expanded'), was);
-  await page.evaluate(() => { const p = document.querySelector('.pane.left'); p.scrollTop = p.scrollHeight; });
+  // Whichever box scrolls the conversation (the pane, or the page on a narrow layout).
+  const back = await page.evaluate(() => {
+    const p = document.querySelector('.pane.left');
+    window.__sc = p && p.scrollHeight > p.clientHeight + 1 && getComputedStyle(p).overflowY !== 'visible' ? p : document.scrollingElement;
+    const at = window.__sc.scrollTop;
+    window.__sc.scrollTop = window.__sc.scrollHeight;
+    return at;
+  });
   await page.locator('[data-message-id="big-0399"]').waitFor();
   assert.equal(await page.locator(sel).count(), 0, 'unmounted far away');
-  await page.evaluate(() => { document.querySelector('.pane.left').scrollTop = 0; });
+  await page.evaluate((at) => { window.__sc.scrollTop = at; }, back);
   await page.locator(sel).waitFor();
   assert.notEqual(await page.locator(sel).getAttribute('aria-expanded'), was, 'still toggled after coming back');
   assert.deepEqual(page.errors, []);
