@@ -18,7 +18,8 @@ use crate::nav::Navigator;
 /// The search box, with its count and next/previous buttons.
 #[component]
 pub fn SearchBox() -> impl IntoView {
-    let search = Search::expect();
+    // Outside a viewer (a conversation mounted on its own) there is no search.
+    let Some(search) = use_context::<Search>() else { return ().into_any() };
     let status = move || {
         if search.running.get() {
             return "Searching…".to_string();
@@ -73,6 +74,7 @@ pub fn SearchBox() -> impl IntoView {
             </button>
         </div>
     }
+    .into_any()
 }
 
 /// The filter: roles and the segment kinds the document has; what is on
