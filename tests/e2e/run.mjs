@@ -904,6 +904,10 @@ test('Checks: a sensitive word set in settings is found; clicking it reveals, op
   assert.equal(await page.getByTestId('checks-sensitive-words').inputValue(), 'ReplicaSet, nothing-like-this');
   assert.equal(await page.getByTestId('checks-max-tokens').inputValue(), '1000');
   await page.locator('[data-testid=check-item][data-code=sensitive-word]').first().waitFor();
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 // ---- finding and navigation ----
 
 /** The painted search match: its text and where it is. */
@@ -1263,6 +1267,10 @@ test('Template: the example renders as a conversation with its parts; edited dat
   await page.getByTestId('template-data').fill(JSON.stringify({ ...data, chat_history: turns }));
   await page.getByTestId('template-status').filter({ hasText: 'Rendered 2,002 parts' }).or(page.getByTestId('template-status').filter({ hasText: 'Rendered 2002 parts' })).waitFor({ timeout: 120000 });
   console.log(`     2,000-turn render: ${await page.getByTestId('template-status').textContent()}`);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('search on the 20,000-segment envelope does not block the page (longest task measured)', async (browser) => {
   const file = input('big.envelope.json', () => bigEnvelope());
   const { context, page } = await newPage(browser);
