@@ -91,7 +91,7 @@ export function shipTests({ test, newPage, BASE, PORT, root, pep, DEMOS }) {
     await page.getByTestId('copy-json').click();
     await page.getByTestId('copy-status').filter({ hasText: 'Copied' }).waitFor();
     await Promise.all([page.waitForEvent('download'), page.getByTestId('download-json').click()]);
-    await page.getByRole('button', { name: 'Toggle theme' }).click();
+    await page.getByTestId('theme-toggle').click();
     await page.getByTestId('privacy').locator('summary').click();
     assert.match(await page.getByTestId('privacy').textContent(), /stay in this browser/);
     await page.goto(`${BASE}/demo/f`);
