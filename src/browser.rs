@@ -704,3 +704,10 @@ pub fn trap_tab(container: &web_sys::Element, ev: &web_sys::KeyboardEvent) -> bo
     focus(to);
     true
 }
+
+/// Takes focus off whatever has it (the page keeps no focused element).
+pub fn blur_active() {
+    if let Some(el) = active_element().and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = el.blur();
+    }
+}

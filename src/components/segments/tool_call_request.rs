@@ -40,7 +40,16 @@ pub fn ToolCallRequestSegment(segment: ToolCallRequest, at: At) -> impl IntoView
                     {results.into_iter().map(|(r, mid)| view! {
                         <button type="button" class="link" data-testid="to-result"
                             title=format!("Go to the result (message {mid})")
-                            on:click=move |_| nav.reveal(r, true)>
+                            on:mousedown=|ev: leptos::ev::MouseEvent| ev.prevent_default()
+                            on:click=move |_| {
+                                // A focused link far away holds the window back (Chromium):
+                                // jump from an unfocused page, a frame later.
+                                crate::browser::blur_active();
+                                leptos::task::spawn_local(async move {
+                                    crate::browser::after_next_paint().await;
+                                    nav.reveal(r, true);
+                                });
+                            }>
                             <Ico name="arrow-down"/>{format!(" Result in {mid}")}
                         </button>
                     }).collect::<Vec<_>>()}

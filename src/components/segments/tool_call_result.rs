@@ -44,7 +44,16 @@ pub fn ToolCallResultSegment(segment: ToolCallResult, at: At) -> impl IntoView {
                 <div class="call-links">
                     <button type="button" class="link" data-testid="to-call"
                         title=format!("Go to call {id} (message {mid})")
-                        on:click=move |_| nav.reveal(q, true)>
+                        on:mousedown=|ev: leptos::ev::MouseEvent| ev.prevent_default()
+                            on:click=move |_| {
+                                // A focused link far away holds the window back (Chromium):
+                                // jump from an unfocused page, a frame later.
+                                crate::browser::blur_active();
+                                leptos::task::spawn_local(async move {
+                                    crate::browser::after_next_paint().await;
+                                    nav.reveal(q, true);
+                                });
+                            }>
                         <Ico name="arrow-up"/>{format!(" Call {id} in {mid}")}
                     </button>
                 </div>
