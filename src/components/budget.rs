@@ -15,17 +15,7 @@ use crate::budget::{truncated_request, Budget, Counted, Counting};
 use crate::components::protocol_panel::JsonView;
 use crate::doc::Doc;
 
-pub(crate) fn fmt_int(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub(crate) use envelope::display::thousands as fmt_int;
 
 fn pct(x: f64) -> String {
     format!("{}%", (x * 100.0).round() as i64)

@@ -194,6 +194,19 @@ fn closes_fence(line: &[u8], ch: u8, len: usize) -> bool {
     n >= len && line[n..].iter().all(|b| b.is_ascii_whitespace())
 }
 
+/// `1234567` → `1,234,567`: a count as the app, the CLI and their notes write it.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -133,20 +133,7 @@ pub fn abbreviate_data_url(token: &str) -> Option<String> {
     while !inner.is_char_boundary(cut) {
         cut -= 1;
     }
-    Some(format!("\"{}… ({} chars)\"", &inner[..cut], group_digits(inner.chars().count())))
-}
-
-/// `12345` → `12,345`.
-fn group_digits(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    Some(format!("\"{}… ({} chars)\"", &inner[..cut], crate::display::thousands(inner.chars().count() as u64)))
 }
 
 #[cfg(test)]
@@ -206,7 +193,7 @@ mod tests {
         // No comma, multi-byte text: cut on a character boundary.
         let odd = format!("\"data:{}\"", "é".repeat(200));
         assert!(abbreviate_data_url(&odd).unwrap().ends_with("(205 chars)\""));
-        assert_eq!(group_digits(1_234_567), "1,234,567");
-        assert_eq!(group_digits(12), "12");
+        assert_eq!(crate::display::thousands(1_234_567), "1,234,567");
+        assert_eq!(crate::display::thousands(12), "12");
     }
 }

@@ -18,6 +18,7 @@ use serde_json::Value;
 use similar::{Algorithm, DiffOp, DiffTag};
 
 use crate::diag::Diagnostic;
+use crate::display::thousands;
 use crate::export::{contributions, Contributions, Piece};
 use crate::parse::Loaded;
 use crate::types::*;
@@ -426,18 +427,6 @@ fn signed(before: u64, after: u64) -> String {
     } else {
         format!("-{}", thousands(d.unsigned_abs()))
     }
-}
-
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The comparison as text, like `diff -u` over the conversation.

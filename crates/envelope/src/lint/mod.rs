@@ -341,18 +341,7 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::display::thousands;
 
 /// Lints one document (bytes as read from its file).
 pub fn lint(file: &str, bytes: &[u8], settings: &Settings) -> FileReport {
