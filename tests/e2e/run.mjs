@@ -1086,8 +1086,8 @@ test('a selected message scrolls the OpenAI JSON to its entry; a click in an ent
   assert.ok(open === 0 || open === 1, `an entry opens the pane: ${top}`);
   assert.match(top[open + 1], /"role": "assistant"/);
   assert.match(top.join(' '), /The calendar rejected the time zone/);
-  // A click in a message selects it.
-  await page.locator('[data-message-id="d-t6"] .msg-head time').click();
+  // A click in a message selects it (scrolled into the window first: it may lie below it).
+  await (await reveal(page, '[data-message-id="d-t6"] .msg-head time')).click();
   await page.waitForFunction(() => { const pre = document.querySelector('[data-testid=protocol-json]'); const box = (pre.closest('.json-region') || pre).getBoundingClientRect(); const ls = [...pre.querySelectorAll('.jl')].filter((l) => l.getBoundingClientRect().bottom > box.top + 2).slice(0, 6).map((l) => l.textContent).join(' '); return ls.includes('"role": "tool"') && ls.includes('evt_01JV3K8Q9M2ZT6'); });
   // k moves the selection (the click focused d-t6), and the JSON follows.
   await page.keyboard.press('k');
