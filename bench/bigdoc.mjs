@@ -17,7 +17,7 @@ function within(ms, what, p) {
 }
 
 /** Page helpers: long-task log, next frame, timed actions. */
-function install() {
+export function install() {
   window.__long = [];
   try {
     new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push({ start: e.startTime, dur: e.duration }); }).observe({ type: 'longtask' });

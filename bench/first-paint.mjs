@@ -19,30 +19,25 @@
 // WebAssembly), wasm.CompileLazy (V8 compiles each function on its first
 // call), style/layout, paint, HTML parse; `cpu` is the main thread's CPU time
 // over the same span (thread time of top-level events).
+import { pathToFileURL } from 'node:url';
 import { freshPage, launch, median } from './lib.mjs';
 import { startServer } from './serve.mjs';
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  if (i < 0) return dflt;
-  const v = args[i + 1];
-  args.splice(i, 2);
-  return v;
-};
-const runs = Number(opt('--runs', 9));
-const paths = opt('--paths', '/,/demo/f').split(',');
-const targets = args.map((a) => (a.startsWith('react=') ? { name: 'react', dir: a.slice(6), sel: '[data-segment]', react: true } : { name: a, dir: a, sel: '[data-kind]' }));
-for (const t of targets) t.server = await startServer(t.dir, 0, {});
-
-const browser = await launch();
-const cases = [];
-for (const p of paths) for (const t of targets) if (!t.react || p === paths[0]) cases.push({ t, path: t.react ? '/' : p, rows: [] });
-
 const MAIN_KEYS = { FunctionCall: 'script', 'v8.callFunction': 'script', EvaluateScript: 'script', 'v8.compileModule': 'script', 'wasm.CompileLazy': 'compileLazy', UpdateLayoutTree: 'style', Layout: 'layout', Paint: 'paint', PrePaint: 'paint', Commit: 'paint', Layerize: 'paint', ParseHTML: 'parseHTML', ParseAuthorStyleSheet: 'style' };
 
-async function once(c) {
-  const base = `http://127.0.0.1:${c.t.server.address().port}`;
+/**
+ * One cold load of `base + path` in a fresh context: the milestones `t`
+ * (ms after navigation start: resources' responseEnd, started, seg, raf,
+ * painted) and, with `trace` (the default), `busy`: the main thread's time by
+ * category before `painted`. The side-by-side bench (bench/sidebyside.mjs)
+ * uses it without the trace.
+ */
+export function paintedLoad(browser, { base, path, sel, trace = true }) {
+  return once({ t: { sel, base }, path }, browser, trace);
+}
+
+async function once(c, browser, trace = true) {
+  const base = c.t.base || `http://127.0.0.1:${c.t.server.address().port}`;
   const { context, page } = await freshPage(browser, { route: false });
   await context.addInitScript((sel) => {
     const obs = new MutationObserver(() => {
@@ -60,10 +55,10 @@ async function once(c) {
     obs.observe(document, { childList: true, subtree: true });
     addEventListener('TrunkApplicationStarted', () => { window.__started = performance.now(); });
   }, c.t.sel);
-  await browser.startTracing(page, { categories: ['devtools.timeline', 'blink.user_timing', 'v8.wasm', 'v8'] });
+  if (trace) await browser.startTracing(page, { categories: ['devtools.timeline', 'blink.user_timing', 'v8.wasm', 'v8'] });
   await page.goto(base + c.path);
   await page.waitForFunction(() => window.__painted !== undefined, null, { timeout: 60000 });
-  const buf = await browser.stopTracing();
+  const buf = trace ? await browser.stopTracing() : null;
   const js = await page.evaluate(() => {
     const res = {};
     for (const r of performance.getEntriesByType('resource')) {
@@ -75,6 +70,7 @@ async function once(c) {
     return { ...res, started: window.__started, seg: window.__seg, raf: window.__raf, painted: window.__painted };
   });
   await context.close();
+  if (!trace) return { t: js, busy: {} };
   const ev = JSON.parse(buf.toString()).traceEvents;
   const nav = ev.find((e) => e.name === 'navigationStart' && (e.args?.data?.documentLoaderURL || '').startsWith(base));
   const pid = nav.pid;
@@ -125,29 +121,48 @@ async function once(c) {
   return { t, busy };
 }
 
-for (let i = 0; i <= runs; i++) {
-  for (const c of cases) {
-    const r = await once(c);
-    if (i > 0) c.rows.push(r); // the first round warms the browser up
-  }
-  process.stderr.write(`round ${i}/${runs}\r`);
-}
-await browser.close();
-for (const t of targets) t.server.close();
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const args = process.argv.slice(2);
+  const opt = (name, dflt) => {
+    const i = args.indexOf(name);
+    if (i < 0) return dflt;
+    const v = args[i + 1];
+    args.splice(i, 2);
+    return v;
+  };
+  const runs = Number(opt('--runs', 9));
+  const paths = opt('--paths', '/,/demo/f').split(',');
+  const targets = args.map((a) => (a.startsWith('react=') ? { name: 'react', dir: a.slice(6), sel: '[data-segment]', react: true } : { name: a, dir: a, sel: '[data-kind]' }));
+  for (const t of targets) t.server = await startServer(t.dir, 0, {});
 
-const M = (rows, f) => { const v = median(rows.map(f).filter((x) => Number.isFinite(x))); return Number.isFinite(v) ? Math.round(v) : '-'; };
-const out = [];
-for (const c of cases) {
-  const keys = ['html', 'css', 'js', 'wasm', 'demo', 'compileStart', 'compileEnd', 'inst', 'started', 'seg', 'raf', 'painted'];
-  const bkeys = ['total', 'cpu', 'script', 'compileLazy', 'style', 'layout', 'paint', 'parseHTML'];
-  const row = { target: c.t.name, path: c.path, painted: M(c.rows, (r) => r.t.painted), samples: c.rows.map((r) => Math.round(r.t.painted)) };
-  row.milestones = Object.fromEntries(keys.map((k) => [k, M(c.rows, (r) => r.t[k])]));
-  row.busy = Object.fromEntries(bkeys.map((k) => [k, M(c.rows, (r) => r.busy[k] || 0)]));
-  out.push(row);
-  console.log(`${c.t.name} ${c.path}: painted ${row.painted} ms (runs ${row.samples.join('/')})`);
-  console.log(`  milestones: ${keys.map((k) => `${k} ${row.milestones[k]}`).join(', ')}`);
-  console.log(`  main thread busy before painted: ${bkeys.map((k) => `${k} ${row.busy[k]}`).join(', ')}`);
+  const browser = await launch();
+  const cases = [];
+  for (const p of paths) for (const t of targets) if (!t.react || p === paths[0]) cases.push({ t, path: t.react ? '/' : p, rows: [] });
+
+  for (let i = 0; i <= runs; i++) {
+    for (const c of cases) {
+      const r = await once(c, browser);
+      if (i > 0) c.rows.push(r); // the first round warms the browser up
+    }
+    process.stderr.write(`round ${i}/${runs}\r`);
+  }
+  await browser.close();
+  for (const t of targets) t.server.close();
+
+  const M = (rows, f) => { const v = median(rows.map(f).filter((x) => Number.isFinite(x))); return Number.isFinite(v) ? Math.round(v) : '-'; };
+  const out = [];
+  for (const c of cases) {
+    const keys = ['html', 'css', 'js', 'wasm', 'demo', 'compileStart', 'compileEnd', 'inst', 'started', 'seg', 'raf', 'painted'];
+    const bkeys = ['total', 'cpu', 'script', 'compileLazy', 'style', 'layout', 'paint', 'parseHTML'];
+    const row = { target: c.t.name, path: c.path, painted: M(c.rows, (r) => r.t.painted), samples: c.rows.map((r) => Math.round(r.t.painted)) };
+    row.milestones = Object.fromEntries(keys.map((k) => [k, M(c.rows, (r) => r.t[k])]));
+    row.busy = Object.fromEntries(bkeys.map((k) => [k, M(c.rows, (r) => r.busy[k] || 0)]));
+    out.push(row);
+    console.log(`${c.t.name} ${c.path}: painted ${row.painted} ms (runs ${row.samples.join('/')})`);
+    console.log(`  milestones: ${keys.map((k) => `${k} ${row.milestones[k]}`).join(', ')}`);
+    console.log(`  main thread busy before painted: ${bkeys.map((k) => `${k} ${row.busy[k]}`).join(', ')}`);
+  }
+  const react = out.find((r) => r.target === 'react');
+  if (react) for (const r of out) if (r !== react) console.log(`ratio ${r.target} ${r.path} / react /: ${(r.painted / react.painted).toFixed(2)}`);
+  if (process.env.JSON) (await import('node:fs')).writeFileSync(process.env.JSON, JSON.stringify(out, null, 1));
 }
-const react = out.find((r) => r.target === 'react');
-if (react) for (const r of out) if (r !== react) console.log(`ratio ${r.target} ${r.path} / react /: ${(r.painted / react.painted).toFixed(2)}`);
-if (process.env.JSON) (await import('node:fs')).writeFileSync(process.env.JSON, JSON.stringify(out, null, 1));

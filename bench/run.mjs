@@ -3,7 +3,7 @@
 // target/bench/results.json. Reports only: exits 0 even when a budget is
 // missed (non-zero only when the bench itself cannot run).
 //
-// Usage: node bench/run.mjs [--only size,load,budget-tab,tokenizer,big,huge,replan]
+// Usage: node bench/run.mjs [--only size,sbs,load,budget-tab,tokenizer,big,huge,replan]
 // Expects target/bench/ inputs from bench/gen.mjs and (for budget 6)
 // target/bench/replan.json from bench/replan (scripts/bench.sh does both).
 import { execFileSync } from 'node:child_process';
@@ -14,6 +14,7 @@ import { bigDocument, hugeDocuments } from './bigdoc.mjs';
 import { DATA, PORT, Results, launch, root, useServer } from './lib.mjs';
 import { budgetTab, firstRender } from './load.mjs';
 import { startServer } from './serve.mjs';
+import { sideBySide, standinDir } from './sidebyside.mjs';
 import { sizes } from './size.mjs';
 import { tokenizer } from './tokenizer.mjs';
 
@@ -47,6 +48,11 @@ useServer(server);
 
 const sections = [
   ['size', 'budgets 1 and 7a: first-load transfer, worker size', (b) => sizes(results, b), 1],
+  ['sbs', 'issue 11: side by side with the React stand-in (one interleaved run)', (b) => {
+    const standin = standinDir(root);
+    if (!standin) throw new Error('the React stand-in is not built (scripts/bench.sh builds it into target/react-standin)');
+    return sideBySide(results, b, { standin, ours: join(root, DIST) });
+  }, 2],
   ['load', 'budget 2: first render of / and /demo/f', (b) => firstRender(results, b), 2],
   ['budget-tab', 'budget 7b: Budget tab to first counts, cold', (b) => budgetTab(results, b), 7],
   ['tokenizer', 'budgets 4 and 5: tokenizer worker vs gpt-tokenizer', (b) => tokenizer(results, b), 4],
@@ -109,6 +115,7 @@ results.rows = rows;
 const fails = rows.filter((r) => r.status === 'FAIL' || r.status === 'ERROR');
 console.log(`\n== results (KB = 1,000 bytes, MB = 1,000,000 bytes)\n${results.table()}`);
 console.log(`\nload average at start ${load0.map((x) => x.toFixed(2)).join(' ')}, at end ${load1.map((x) => x.toFixed(2)).join(' ')}; ${((Date.now() - started) / 1000).toFixed(0)} s`);
+if (results.sideBySide) console.log(`\n== side by side with the React stand-in (issue 11), from the same run\n${results.sideBySide.print()}`);
 console.log(fails.length ? `${fails.length} figure(s) over budget or not measured: ${fails.map((r) => r.id).join(', ')}` : 'every budgeted figure is within budget');
 if (results.notes.length) console.log(`notes:\n${results.notes.map((n) => `  - ${n}`).join('\n')}`);
 

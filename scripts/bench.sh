@@ -5,7 +5,7 @@
 # bench itself cannot run). Assumes ./scripts/setup.sh has been run; builds
 # dist/ only when it is missing. Takes about 5 minutes on 2 cores.
 #
-# Usage: scripts/bench.sh [--only size,load,budget-tab,tokenizer,big,huge,replan,hostile]
+# Usage: scripts/bench.sh [--only size,sbs,load,budget-tab,tokenizer,big,huge,replan,hostile]
 #        scripts/bench.sh --profile   # also: CPU profiles by Rust function of
 #          opening the big envelope and of a Budget-tab limit change (builds
 #          pep-app with function names into target/bench-prof: ~3 more minutes)
@@ -33,6 +33,31 @@ fi
 if [ ! -f bench/node_modules/gpt-tokenizer/package.json ]; then
   step "npm ci in bench/ (gpt-tokenizer)"
   (cd bench && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# The React stand-in (issue 11's yardstick: the seed's stack), built once into
+# target/react-standin from ../shared/anchors/react-standin (npm registry only),
+# with its scale files at 20,000 and 100,000 segments and their Prompt Envelope
+# conversions (../shared/anchors/side-by-side/to_pep.py, Python's stdlib only).
+standin=target/react-standin
+if [ ! -f "$standin/dist/index.html" ] || [ ! -f "$standin/scale/scale-100k.pep.json" ]; then
+  src="${REACT_STANDIN_SRC:-}"
+  for d in ../shared/anchors ../../shared/anchors; do
+    [ -z "$src" ] && [ -d "$d/react-standin" ] && src="$d/react-standin"
+  done
+  if [ -z "$src" ]; then
+    echo "no React stand-in sources (../shared/anchors/react-standin; or set REACT_STANDIN_SRC): the side-by-side section will say so" >&2
+  else
+    step "React stand-in: npm install, vite build, scale files (once, into $standin)"
+    sbs="$(dirname "$src")/side-by-side"
+    mkdir -p "$standin"
+    cp -r "$src/." "$standin/" && chmod -R u+w "$standin"
+    (cd "$standin" && npm install --no-audit --no-fund --loglevel=error && node scripts/gen.mjs demos >/dev/null && npx vite build --logLevel warn \
+      && mkdir -p scale && node scripts/gen.mjs scale 2000 10 300 scale/scale-light.json >/dev/null \
+      && node scripts/gen.mjs scale 10000 10 300 scale/scale-100k.json >/dev/null)
+    python3 "$sbs/to_pep.py" "$standin/scale/scale-light.json" "$standin/scale/scale-light.pep.json"
+    python3 "$sbs/to_pep.py" "$standin/scale/scale-100k.json" "$standin/scale/scale-100k.pep.json"
+  fi
 fi
 
 step "inputs: big envelope, 10 MB mixed text, chat, long runs (deterministic)"
