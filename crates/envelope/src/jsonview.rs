@@ -116,6 +116,80 @@ pub fn fold_ends(text: &str, lines: &[(usize, usize)]) -> Vec<Option<usize>> {
     ends
 }
 
+/// [`line_ranges`] and [`fold_ends`] built a slice at a time, so that a
+/// viewer can index a text of tens of megabytes between frames (the page
+/// stays responsive) and show how far it got. Stepping to the end gives
+/// exactly what the two functions give.
+#[derive(Clone, Debug, Default)]
+pub struct LineIndex {
+    /// Byte ranges of the lines found so far (without their `\n`).
+    pub lines: Vec<(usize, usize)>,
+    /// For each line so far, the line that closes what it opens.
+    pub ends: Vec<Option<usize>>,
+    /// Where the next step starts (the start of an unfinished line).
+    at: usize,
+    open: Vec<usize>,
+    done: bool,
+}
+
+impl LineIndex {
+    pub fn new() -> LineIndex {
+        LineIndex::default()
+    }
+
+    /// Bytes of the text indexed so far.
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Indexes about `budget` more bytes of `text` (always whole lines, at
+    /// least one); returns whether the whole text is indexed. `text` must
+    /// be the same text at every step.
+    pub fn step(&mut self, text: &str, budget: usize) -> bool {
+        if self.done {
+            return true;
+        }
+        let bytes = text.as_bytes();
+        let stop = self.at.saturating_add(budget.max(1));
+        let mut start = self.at;
+        while start < bytes.len() {
+            let end = bytes[start..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| start + i);
+            self.push(text, start, end);
+            start = end + 1;
+            if start >= stop {
+                break;
+            }
+        }
+        self.at = start.min(bytes.len());
+        if start >= bytes.len() {
+            self.at = bytes.len();
+            self.done = true;
+        }
+        self.done
+    }
+
+    fn push(&mut self, text: &str, a: usize, b: usize) {
+        let i = self.lines.len();
+        self.lines.push((a, b));
+        self.ends.push(None);
+        let line = &text[a..b];
+        if line.trim_start().starts_with(['}', ']']) {
+            if let Some(o) = self.open.pop() {
+                if i > o + 1 {
+                    self.ends[o] = Some(i);
+                }
+            }
+        }
+        if line.trim_end().ends_with(['{', '[']) {
+            self.open.push(i);
+        }
+    }
+}
+
 /// Strings longer than this that hold a `data:` URL are shown abbreviated.
 pub const DATA_URL_SHOWN_FROM: usize = 100;
 
@@ -182,6 +256,36 @@ mod tests {
         // Unbalanced: no panic.
         let odd = "]\n}\n{\n[";
         assert_eq!(fold_ends(odd, &line_ranges(odd)), [None, None, None, None]);
+    }
+
+    #[test]
+    fn the_line_index_in_slices_equals_the_whole_pass() {
+        let mut text = String::from("{\n  \"a\": [\n    1,\n    {\n      \"b\": \"x\\ny\"\n    }\n  ],\n  \"c\": {}\n}");
+        for extra in ["", "\n", "\n\n", "tail without newline"] {
+            text.push_str(extra);
+            let (lines, ends) = (line_ranges(&text), fold_ends(&text, &line_ranges(&text)));
+            for budget in [1, 2, 7, 20, 1 << 20] {
+                let mut ix = LineIndex::new();
+                let mut steps = 0;
+                while !ix.step(&text, budget) {
+                    steps += 1;
+                    assert!(ix.position() < text.len());
+                    assert!(steps < 1000);
+                }
+                assert!(ix.is_done() && ix.step(&text, budget), "stays done");
+                assert_eq!(ix.lines, lines, "budget {budget}, extra {extra:?}");
+                assert_eq!(ix.ends, ends, "budget {budget}, extra {extra:?}");
+                assert_eq!(ix.position(), text.len());
+            }
+        }
+        assert!(LineIndex::new().step("", 10), "an empty text is indexed at once");
+        assert!(ends_of("{\n}").iter().all(Option::is_none), "no fold without a line between");
+    }
+
+    fn ends_of(text: &str) -> Vec<Option<usize>> {
+        let mut ix = LineIndex::new();
+        while !ix.step(text, 3) {}
+        ix.ends
     }
 
     #[test]
