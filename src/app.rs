@@ -45,8 +45,29 @@ pub fn App() -> impl IntoView {
     provide_context(session);
     let prefs = Prefs::init(session);
     provide_context(prefs);
-    session.restore_user_document();
     let router = Router::provide();
+    // The saved document is `/doc`'s: opened before the first render there.
+    // Elsewhere it is only the header's "Your document" link, so it is
+    // opened (parsed) after the route's first paint, not before it.
+    if router.route_untracked() == Route::Doc {
+        session.restore_user_document();
+    } else {
+        let restored = StoredValue::new(false);
+        Effect::new(move |_| {
+            let demo = matches!(router.route(), Route::Demo(c) if DEMOS.iter().any(|&(d, _)| d == c));
+            if restored.get_value() || (demo && session.doc.with(Option::is_none)) {
+                return;
+            }
+            restored.set_value(true);
+            leptos::task::spawn_local(async move {
+                browser::after_next_paint().await;
+                // Not over a document the user opened meanwhile.
+                if session.user_doc.with_untracked(Option::is_none) {
+                    session.restore_user_document();
+                }
+            });
+        });
+    }
     Editing::provide();
     provide_context(Expansion::new());
     provide_context(BudgetChoice::default());
@@ -342,6 +363,19 @@ pub(crate) fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             markdown::preload();
         }
     });
+    // The protocol panel (tabs, export, JSON) joins after the first paint
+    // of a document: the first frame holds the conversation only, so the
+    // panel's DOM, its export and the first call of its code (WebAssembly
+    // compiles each function on first use) stay off the first paint.
+    let panel = RwSignal::new(false);
+    Effect::new(move |_| {
+        if !panel.get() && doc.with(Option::is_some) {
+            leptos::task::spawn_local(async move {
+                browser::after_next_paint().await;
+                panel.try_set(true);
+            });
+        }
+    });
     let dragging = RwSignal::new(false);
     // On a phone one pane shows at a time; the bottom bar switches (CSS hides it on wider screens).
     let protocol = RwSignal::new(false);
@@ -379,7 +413,7 @@ pub(crate) fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                 on:pointerdown=move |ev| { ev.prevent_default(); dragging.set(true) }
                 on:keydown=on_key></div>
             <div class="pane right">
-                <ProtocolPanel doc/>
+                {move || panel.get().then(|| view! { <ProtocolPanel doc/> })}
             </div>
         </main>
         <nav class="pane-switch" aria-label="Panes" data-testid="pane-switch">

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::components::icons::Ico;
 use crate::components::loader::Notes;
 use envelope::export::Target;
-use envelope::jsonview::{fold_ends, line_ranges};
+use envelope::jsonview::LineIndex;
 use envelope::Notice;
 use leptos::html;
 use leptos::prelude::*;
@@ -28,6 +28,17 @@ use envelope::export::to_pretty;
 const VIRTUAL_FROM_LINES: usize = 3000;
 /// Height of one JSON line in pixels (the CSS sets the same).
 const LINE_PX: f64 = 18.0;
+/// Texts longer than this are indexed (lines, folds) this many bytes at a
+/// time, a task each, so a document of tens of megabytes never freezes the
+/// page while its JSON view prepares.
+const INDEX_SLICE: usize = 1_000_000;
+
+/// Lines and fold ends of a JSON text.
+type Lines = (Arc<Vec<(usize, usize)>>, Arc<Vec<Option<usize>>>);
+
+fn lines_of(ix: LineIndex) -> Lines {
+    (Arc::new(ix.lines), Arc::new(ix.ends))
+}
 
 /// The export tab's content for the picked format.
 #[derive(Clone, Debug, PartialEq)]
@@ -344,7 +355,8 @@ fn ExportNotices(target: Target, notices: Arc<[Notice]>) -> impl IntoView {
 /// Objects and arrays fold (a button on their opening line; ↑/↓ move between
 /// those buttons, one tab stop for all); a long `data:` URL shows abbreviated
 /// (Copy and Download take the text whole). Long texts render only the lines
-/// on screen.
+/// on screen; a text of several megabytes is first indexed a slice per task
+/// (with its progress shown), so the page stays responsive meanwhile.
 #[component]
 pub fn JsonView(
     #[prop(into)] text: Arc<str>,
@@ -355,8 +367,45 @@ pub fn JsonView(
     entries: Option<Arc<Vec<Option<usize>>>>,
     #[prop(into, default = "JSON".to_string())] label: String,
 ) -> impl IntoView {
-    let lines = Arc::new(line_ranges(&text));
-    let ends = Arc::new(fold_ends(&text, &lines));
+    if text.len() <= INDEX_SLICE {
+        let mut ix = LineIndex::new();
+        ix.step(&text, usize::MAX);
+        return view! { <JsonLines text lines=lines_of(ix) entries label/> }.into_any();
+    }
+    let total = text.len();
+    let indexed = RwSignal::new(None::<Lines>);
+    let progress = RwSignal::new(0usize);
+    {
+        let text = text.clone();
+        leptos::task::spawn_local(async move {
+            let mut ix = LineIndex::new();
+            while !ix.step(&text, INDEX_SLICE) {
+                // Gone (another tab, another document): stop.
+                if progress.try_set(ix.position()).is_some() {
+                    return;
+                }
+                browser::sleep(0).await;
+            }
+            indexed.try_set(Some(lines_of(ix)));
+        });
+    }
+    (move || match indexed.get() {
+        Some(lines) => view! { <JsonLines text=text.clone() lines entries=entries.clone() label=label.clone()/> }.into_any(),
+        None => view! {
+            <p class="muted pad" role="status" data-testid="json-indexing">
+                <span class="spinner" aria-hidden="true"></span>
+                {move || format!(" Preparing the JSON view ({} MB): {} %", total / 1_000_000, progress.get() * 100 / total)}
+            </p>
+        }
+        .into_any(),
+    })
+    .into_any()
+}
+
+/// [`JsonView`] once its text's lines are known.
+#[component]
+fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>>>>, label: String) -> impl IntoView {
+    let (lines, ends) = lines;
     let n = lines.len();
     let virtual_lines = n > VIRTUAL_FROM_LINES;
     let folded = RwSignal::new(std::collections::HashSet::<usize>::new());

@@ -396,6 +396,8 @@ test('a loaded document survives a reload; corrupt storage is reported, not fata
   await page.evaluate(() => { localStorage.setItem('pep/v1/document', '{not json'); localStorage.setItem('pep/v1/prefs', '[1,2'); });
   await page.goto(`${BASE}/`);
   await page.locator('[data-message-id="a-sys"]').waitFor();
+  // Away from /doc, the saved document is read after the first paint.
+  await page.getByTestId('notice').filter({ hasText: 'saved document could not be read' }).waitFor();
   const notices = await page.getByTestId('notice').allTextContents();
   assert.ok(notices.some((n) => n.includes('saved document could not be read')), notices.join('|'));
   assert.ok(notices.some((n) => n.includes('preferences were unreadable')), notices.join('|'));
@@ -844,6 +846,32 @@ test('100,000 segments (10,000 messages, and all in one message) open, scroll an
     assert.deepEqual(page.errors, []);
     await context.close();
   }
+});
+
+test('the JSON view of a 20 MB document: prepared a slice at a time (the page answers meanwhile), lines on screen only, Download whole', async (browser) => {
+  const file = input('json-view-20mb.envelope.json', () => ({
+    version: '1.0',
+    messages: Array.from({ length: 4000 }, (_, i) => ({ id: `j${i}`, role: i % 2 ? 'assistant' : 'user', timestamp: i, segments: [{ kind: 'text', content: `message ${i} `.repeat(400) }] })),
+  }));
+  const { context, page } = await newPage(browser);
+  await openFile(page, file, 120000);
+  await page.getByTestId('tab-raw').click();
+  // While the view prepares, the page still handles input and paints.
+  const answered = await page.evaluate(() => new Promise((ok) => { const t = performance.now(); requestAnimationFrame(() => ok(performance.now() - t)); }));
+  assert.ok(answered < 2000, `a frame ${answered} ms after the tab click`);
+  await page.locator('[data-testid=protocol-json] .jrow').first().waitFor({ timeout: 60000 });
+  const lines = Number(await page.getByTestId('protocol-json').getAttribute('data-lines'));
+  assert.ok(await page.locator('[data-testid=protocol-json] .jrow').count() < 300, 'only the lines on screen are in the DOM');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-json').click()]);
+  const text = readFileSync(await dl.path(), 'utf8');
+  assert.ok(text.length > 20_000_000, `the download is the whole text (${text.length} chars)`);
+  assert.equal(lines, text.split('\n').length - 1, 'the view indexes every line of the text');
+  assert.deepEqual(JSON.parse(text), JSON.parse(readFileSync(file, 'utf8')));
+  // The last line is reachable.
+  await page.evaluate(() => { const r = document.querySelector('[data-testid=protocol-json]'); r.scrollTop = r.scrollHeight; });
+  await page.locator(`[data-testid=protocol-json] .vline[data-line="${lines - 1}"]`).waitFor({ timeout: 5000 });
+  assert.deepEqual(page.errors, []);
+  await context.close();
 });
 
 // ---- Checks, Compare, Template ----
