@@ -260,7 +260,8 @@ mod tests {
 
     #[test]
     fn the_line_index_in_slices_equals_the_whole_pass() {
-        let mut text = String::from("{\n  \"a\": [\n    1,\n    {\n      \"b\": \"x\\ny\"\n    }\n  ],\n  \"c\": {}\n}");
+        let mut text =
+            String::from("{\n  \"a\": [\n    1,\n    {\n      \"b\": \"x\\ny\"\n    }\n  ],\n  \"c\": {}\n}");
         for extra in ["", "\n", "\n\n", "tail without newline"] {
             text.push_str(extra);
             let (lines, ends) = (line_ranges(&text), fold_ends(&text, &line_ranges(&text)));
