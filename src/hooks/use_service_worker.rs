@@ -72,15 +72,22 @@ pub fn use_service_worker() -> Update {
         let container = container.clone();
         move || register(container.clone(), crate::router::href(&format!("/{script}")), update)
     };
-    if document.ready_state() == "complete" {
-        register();
-    } else {
+    // Not before the first paint: installing downloads the app shell again
+    // (public/sw.js, `cache: 'reload'`), which would compete with the first
+    // render for the network and the CPU. After two frames, and the load event.
+    leptos::task::spawn_local(async move {
+        crate::browser::after_next_paint().await;
+        crate::browser::after_next_paint().await;
+        if document.ready_state() == "complete" {
+            register();
+            return;
+        }
         let once = Closure::once_into_js(register);
         let opts = web_sys::AddEventListenerOptions::new();
         opts.set_once(true);
         let _ =
             window.add_event_listener_with_callback_and_add_event_listener_options("load", once.unchecked_ref(), &opts);
-    }
+    });
     update
 }
 
