@@ -3,7 +3,9 @@
 # (PASS/FAIL/INFO), then a table; writes target/bench/results.json.
 # Reports only: exits 0 even when budgets are missed (non-zero only when the
 # bench itself cannot run). Assumes ./scripts/setup.sh has been run; builds
-# dist/ only when it is missing. Takes about 5 minutes on 2 cores.
+# dist/ only when it is missing. Takes about 5 minutes on 2 cores, plus 4–5
+# for the side by side with the React stand-in (section sbs: its table is
+# printed last; the stand-in is built once into target/react-standin).
 #
 # Usage: scripts/bench.sh [--only size,sbs,load,budget-tab,tokenizer,big,huge,replan,hostile]
 #        scripts/bench.sh --profile   # also: CPU profiles by Rust function of
