@@ -9,7 +9,6 @@ use crate::browser;
 use crate::budget::Budget;
 use crate::budget::BudgetChoice;
 use crate::components::checks::Checks;
-use crate::components::compare::ComparePage;
 use crate::components::conversation::Conversation;
 use crate::components::editor::EditBar;
 use crate::components::loader::{
@@ -18,7 +17,6 @@ use crate::components::loader::{
 };
 use crate::components::protocol_panel::ProtocolPanel;
 use crate::components::shortcuts::Shortcuts;
-use crate::components::template::TemplatePage;
 use crate::doc::{Doc, Source};
 use crate::edit::Editing;
 use crate::find::{Filter, Search};
@@ -26,6 +24,7 @@ use crate::markdown;
 use crate::nav::Navigator;
 use crate::router::{href, Route, Router};
 use crate::share;
+use crate::split;
 use crate::state::{Expansion, Prefs, RemoteConsent, Session};
 
 /// The demos, by letter, with a one-line story each.
@@ -68,8 +67,8 @@ pub fn App() -> impl IntoView {
             {move || match router.route() {
                 Route::Demo(c) if DEMOS.iter().any(|&(d, _)| d == c) => view! { <DemoPage letter=c/> }.into_any(),
                 Route::Doc => view! { <UserDocPage/> }.into_any(),
-                Route::Diff => view! { <ComparePage/> }.into_any(),
-                Route::Template => view! { <TemplatePage/> }.into_any(),
+                Route::Diff => split::deferred(split::COMPARE).into_any(),
+                Route::Template => split::deferred(split::TEMPLATE).into_any(),
                 Route::Demo(_) | Route::NotFound => view! { <NotFound/> }.into_any(),
             }}
         </Frame>
