@@ -30,7 +30,8 @@ pub struct Split {
 
 /// Polls a future once: the build of a view whose module is loaded completes
 /// in its first poll (the loader is memoized), so this gives the view now.
-fn now<T>(mut fut: Pin<Box<dyn Future<Output = T>>>) -> Option<T> {
+pub fn now<F: Future>(fut: F) -> Option<F::Output> {
+    let mut fut = std::pin::pin!(fut);
     match fut.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
         Poll::Ready(v) => Some(v),
         Poll::Pending => None,
@@ -87,11 +88,11 @@ macro_rules! split_view {
 
             #[cfg(pep_split)]
             #[::leptos::wasm_split::wasm_split(
-                        $module,
-                        wasm_split_path = ::leptos::wasm_split,
-                        fallible,
-                        preload(preload)
-                    )]
+                                $module,
+                                wasm_split_path = ::leptos::wasm_split,
+                                fallible,
+                                preload(preload)
+                            )]
             fn build() -> Result<::leptos::prelude::AnyView, ::leptos::wasm_split::SplitLoaderError> {
                 Ok(::leptos::prelude::IntoAny::into_any(($body)()))
             }
@@ -158,3 +159,17 @@ split_view!(BUDGET, "Budget tab", budget, || view! { <BudgetPanel/> });
 split_view!(CHECKS, "Checks tab", checks, || view! { <ChecksPanel/> });
 split_view!(COMPARE, "Compare page", compare, || view! { <ComparePage/> });
 split_view!(TEMPLATE, "Template page", template, || view! { <TemplatePage/> });
+
+/// Edit mode's bar (its module: `components::editor::edit_view`).
+pub fn edit_bar() -> impl IntoView {
+    use crate::components::editor::{edit_loaded, edit_view_now, load_edit, EditView};
+    deferred(Split {
+        name: "Edit bar",
+        loaded: edit_loaded,
+        load: || Box::pin(load_edit()),
+        build: || {
+            let view = edit_view_now(EditView::Bar).unwrap_or_else(|| ().into_any());
+            Box::pin(async move { view })
+        },
+    })
+}
