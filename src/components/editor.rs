@@ -369,7 +369,7 @@ pub fn ShareLink() -> impl IntoView {
         }
         let Some(doc) = session.doc.get_untracked() else { return };
         leptos::task::spawn_local(async move {
-            let made = match crate::share::link_for(&doc).await {
+            let made = match crate::share::make_link(doc).await {
                 Ok((link, chars)) => browser::copy_text(&link).await.map(|()| chars),
                 Err(e) => Err(e),
             };

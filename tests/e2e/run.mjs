@@ -250,7 +250,7 @@ test('Markdown: plain text first, the module requested only after the first segm
   await context.close();
 });
 
-test('split: the first screen fetches no split module; Budget, Checks, Edit, Compare and Template fetch theirs on first use; a failed fetch says so and Retry recovers', async (browser) => {
+test('split: the first screen fetches no split module; search, Budget, Checks, Edit, Compare and Template fetch theirs on first use; a failed fetch says so and Retry recovers', async (browser) => {
   const { context, page } = await newPage(browser);
   const split = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)
     .filter((p) => /-(?:split_\w+|chunk_\d+)-[0-9a-f]{16}\.wasm$/.test(p)).map((p) => p.replace(/^.*-(split_\w+|chunk_\d+)-[0-9a-f]{16}\.wasm$/, '$1')));
@@ -259,6 +259,11 @@ test('split: the first screen fetches no split module; Budget, Checks, Edit, Com
   await page.getByTestId('protocol-json').waitFor({ state: 'attached' });
   await page.waitForTimeout(300);
   assert.deepEqual(await split(), [], 'demo A loads no split module');
+  // The search's code comes with the first query.
+  await page.getByTestId('search').fill('sam PATEL');
+  await page.waitForFunction(() => /^1 of \d+$/.test(document.querySelector('[data-testid=search-count]').textContent));
+  assert.deepEqual(await split(), ['split_search']);
+  await page.getByTestId('search').fill('');
   // A failed fetch: the tab says so; Retry loads it.
   let fail = true;
   await page.route(/split_budget-[0-9a-f]{16}\.wasm$/, (route) => (fail ? route.fulfill({ status: 503, body: 'down' }) : route.continue()));
