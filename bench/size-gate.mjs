@@ -16,11 +16,12 @@ import { firstLoad } from './first-load.mjs';
 
 /**
  * gzip -9 bytes of the first load when the gate last moved (bench/SIZE.md).
- * Raised in session 3 from 413,854 to the merged figure of the features that
- * session landed (search, editing, Checks/Compare/Template, accessibility,
- * shipping): bench/SIZE.md lists each one's cost and the way back down.
+ * Raised in session 3 from 413,854 to 508,002 (the features that session
+ * landed); lowered in session 4 to 438,676: the views the first screen does
+ * not show are split modules fetched on first use (src/split.rs,
+ * scripts/split.mjs).
  */
-export const BASELINE = 508_002;
+export const BASELINE = 438_676;
 /** The target: 300 KB (1 KB = 1,000 bytes). */
 export const TARGET = 300_000;
 export const BUDGET = Number(process.env.SIZE_BUDGET) || Math.max(TARGET, Math.round(BASELINE * 1.02));

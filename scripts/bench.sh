@@ -99,7 +99,8 @@ node bench/run.mjs "${args[@]+"${args[@]}"}"
 
 if [ "$profile" = 1 ]; then
   step "profiles by function (pep-app with names, no wasm-opt)"
-  CARGO_TARGET_DIR=target/bench-prof cargo build -q --release --locked --target wasm32-unknown-unknown --bin pep-app
+  # PEP_NO_SPLIT: one module with every view (build.rs), which wasm-bindgen alone can serve.
+  PEP_NO_SPLIT=1 CARGO_TARGET_DIR=target/bench-prof cargo build -q --release --locked --target wasm32-unknown-unknown --bin pep-app
   prof="$out/prof-dist"
   rm -rf "$prof" && mkdir -p "$prof" && cp -r dist/. "$prof/"
   wasm-bindgen --target web --out-dir "$prof" --out-name pep-app-prof target/bench-prof/wasm32-unknown-unknown/release/pep-app.wasm

@@ -11,6 +11,8 @@
 //     register it. Debug builds (trunk serve) get neither: no stale caches while
 //     developing.
 //  3. 404.html: a copy of index.html, for hosts without rewrites (GitHub Pages).
+//  0. Release builds: the app's module split at its split points
+//     (scripts/split.mjs: crates/split-step, wasm-bindgen, wasm-opt, SRI).
 //  4. Every text and wasm file also as .gz (gzip -9) and .br (brotli, quality
 //     11), written with Node's zlib (its brotli and gzip are the reference
 //     implementations), for servers that send precompressed files.
@@ -22,6 +24,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { splitApp } from './split.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -129,6 +132,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       console.error('postbuild: TRUNK_STAGING_DIR is not set (Trunk runs this as its post_build hook)');
       process.exit(2);
     }
-    finish(dir, process.env.TRUNK_PROFILE === 'release');
+    const release = process.env.TRUNK_PROFILE === 'release';
+    if (release) splitApp(root, dir);
+    finish(dir, release);
   }
 }

@@ -9,16 +9,13 @@ use crate::browser;
 use crate::budget::Budget;
 use crate::budget::BudgetChoice;
 use crate::components::checks::Checks;
-use crate::components::compare::ComparePage;
 use crate::components::conversation::Conversation;
-use crate::components::editor::EditBar;
 use crate::components::loader::{
     drag_has_files, on_drop, ImportProgress, ImportedFrom, LoadErrors, Notices, OpenButton, PasteButton, PasteOpen,
     Warnings,
 };
 use crate::components::protocol_panel::ProtocolPanel;
 use crate::components::shortcuts::Shortcuts;
-use crate::components::template::TemplatePage;
 use crate::doc::{Doc, Source};
 use crate::edit::Editing;
 use crate::find::{Filter, Search};
@@ -26,6 +23,7 @@ use crate::markdown;
 use crate::nav::Navigator;
 use crate::router::{href, Route, Router};
 use crate::share;
+use crate::split;
 use crate::state::{Expansion, Prefs, RemoteConsent, Session};
 
 /// The demos, by letter, with a one-line story each.
@@ -89,8 +87,8 @@ pub fn App() -> impl IntoView {
             {move || match router.route() {
                 Route::Demo(c) if DEMOS.iter().any(|&(d, _)| d == c) => view! { <DemoPage letter=c/> }.into_any(),
                 Route::Doc => view! { <UserDocPage/> }.into_any(),
-                Route::Diff => view! { <ComparePage/> }.into_any(),
-                Route::Template => view! { <TemplatePage/> }.into_any(),
+                Route::Diff => split::deferred(split::COMPARE).into_any(),
+                Route::Template => split::deferred(split::TEMPLATE).into_any(),
                 Route::Demo(_) | Route::NotFound => view! { <NotFound/> }.into_any(),
             }}
         </Frame>
@@ -142,7 +140,7 @@ fn Frame(children: Children) -> impl IntoView {
             <IconSprite/>
             <Header/>
             <Show when=move || editing.on.get()>
-                <EditBar/>
+                {split::edit_bar()}
             </Show>
             <div class="notices">
                 <Notices/>
@@ -155,6 +153,33 @@ fn Frame(children: Children) -> impl IntoView {
             {children()}
             <div class="drop-hint" aria-hidden="true">"Drop a JSON file to open it: an envelope, or an OpenAI or Anthropic request"</div>
         </div>
+    }
+}
+
+/// Turns Edit mode on or off. The first time, Edit mode's module is fetched
+/// meanwhile (the bar says "Loading…"); when it is here, the conversation is
+/// rebuilt with its fields (setting the signal again notifies its readers).
+fn toggle_edit(editing: Editing, session: Session) {
+    use crate::components::editor::{edit_loaded, load_edit};
+    editing.flush();
+    if editing.on.get_untracked() {
+        editing.on.set(false);
+        return;
+    }
+    editing.on.set(true);
+    if !edit_loaded() {
+        leptos::task::spawn_local(async move {
+            let ok = load_edit().await;
+            if editing.on.try_get_untracked() == Some(true) {
+                editing.on.try_set(ok);
+            }
+            if !ok {
+                session.notify(
+                    "Edit mode could not be loaded (offline, or a newer version was deployed): try again.",
+                    true,
+                );
+            }
+        });
     }
 }
 
@@ -259,7 +284,7 @@ fn Header() -> impl IntoView {
             <div class="header-actions">
                 <button type="button" class="btn" data-testid="edit-toggle" aria-pressed=move || editing.on.get().to_string()
                     title="Edit mode: change variable values, texts, tool-call arguments and the model"
-                    on:click=move |_| { editing.flush(); editing.on.update(|on| *on = !*on) }>
+                    on:click=move |_| toggle_edit(editing, session)>
                     <Ico name="pencil"/>{move || if editing.on.get() { " Editing" } else { " Edit" }}
                 </button>
                 <details class="privacy" data-testid="privacy">

@@ -118,6 +118,22 @@ pub struct Search {
     doc: Signal<Option<Arc<Doc>>>,
     filter: Filter,
     nav: Navigator,
+    /// Where a failure to load the search is said (absent in component tests).
+    session: Option<crate::state::Session>,
+}
+
+/// The search itself (indexing and scanning). In a release build for the
+/// browser this is a split point: its code is fetched with the first query.
+#[cfg_attr(
+    pep_split,
+    ::leptos::wasm_split::wasm_split(search, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+#[allow(clippy::type_complexity)]
+fn run_search(
+    search: Search,
+    gen: u64,
+) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>, ::leptos::wasm_split::SplitLoaderError> {
+    Ok(Box::pin(search.run(gen)))
 }
 
 impl Search {
@@ -134,6 +150,7 @@ impl Search {
             doc,
             filter,
             nav,
+            session: use_context::<crate::state::Session>(),
         };
         // A new document or filter: the search runs again.
         Effect::new(move |prev: Option<()>| {
@@ -175,11 +192,35 @@ impl Search {
             return;
         };
         let s = *self;
+        // Nothing to search (an empty box, no document): cleared here, so
+        // that the search's module (below) is fetched only for a query.
+        if self.query.with_untracked(String::is_empty) || self.doc.with_untracked(Option::is_none) {
+            self.clear();
+            return;
+        }
         leptos::task::spawn_local(async move {
             if delay > 0 {
                 browser::sleep(delay).await;
             }
-            s.run(gen).await;
+            if s.stale(gen) {
+                return;
+            }
+            #[cfg(pep_split)]
+            let run = run_search(s, gen).await;
+            #[cfg(not(pep_split))]
+            let run = run_search(s, gen);
+            match run {
+                Ok(search) => search.await,
+                Err(_) => {
+                    if !s.stale(gen) {
+                        s.running.try_set(false);
+                        s.searched.try_set(None);
+                        if let Some(session) = s.session {
+                            session.notify("The search could not be loaded (offline, or a newer version was deployed): search again to retry.", true);
+                        }
+                    }
+                }
+            }
         });
     }
 

@@ -16,6 +16,7 @@ pub mod markdown;
 pub mod nav;
 pub mod router;
 pub mod share;
+pub mod split;
 pub mod state;
 pub mod window;
 pub mod worker;

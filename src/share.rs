@@ -15,6 +15,35 @@ use crate::doc::{Doc, Source};
 use crate::router::href;
 use crate::state::{LoadFailure, Session};
 
+/// The link for `doc` (as [`link_for`]), made by code fetched on first use
+/// in a release build for the browser (a split point: "Copy link" is rare).
+pub async fn make_link(doc: Arc<Doc>) -> Result<(String, usize), String> {
+    #[cfg(pep_split)]
+    let made = link_maker(doc).await;
+    #[cfg(not(pep_split))]
+    let made = link_maker(doc);
+    match made {
+        Ok(link) => link.await,
+        Err(_) => {
+            Err("the link maker could not be loaded (offline, or a newer version was deployed); try again".into())
+        }
+    }
+}
+
+#[cfg_attr(
+    pep_split,
+    ::leptos::wasm_split::wasm_split(share, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+#[allow(clippy::type_complexity)]
+fn link_maker(
+    doc: Arc<Doc>,
+) -> Result<
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(String, usize), String>>>>,
+    ::leptos::wasm_split::SplitLoaderError,
+> {
+    Ok(Box::pin(async move { link_for(&doc).await }))
+}
+
 /// The link for `doc`, or why there is none (too large, no compressor).
 pub async fn link_for(doc: &Doc) -> Result<(String, usize), String> {
     let text = doc.raw_text();

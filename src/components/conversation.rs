@@ -750,19 +750,11 @@ fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
             let desc = v.description.clone();
             let described_by = desc.as_ref().map(|_| tip_id.clone());
             if editing {
-                let name = v.name.clone();
-                let to_edit: crate::components::editor::ToEdit = std::rc::Rc::new(move |t: &str| {
-                    Ok(envelope::edit::Edit::Variable { name: name.clone(), value: t.to_string() })
-                });
-                return view! {
-                    <li class="chip chip-edit">
-                        <code class="chip-name">{v.name.clone()}</code>
-                        <span class="chip-eq">" = "</span>
-                        <crate::components::editor::EditField key=format!("var:{}", v.name) value=v.value.clone()
-                            label=format!("Value of {}", v.name) multiline=false to_edit testid="edit-variable"/>
-                    </li>
+                let what =
+                    crate::components::editor::EditView::Variable { name: v.name.clone(), value: v.value.clone() };
+                if let Some(field) = crate::components::editor::edit_view_now(what) {
+                    return field;
                 }
-                .into_any();
             }
             view! {
                 <li class="chip" tabindex="0" aria-describedby=described_by>

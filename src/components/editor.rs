@@ -143,9 +143,93 @@ pub fn EditField(
     }
 }
 
+/// What of Edit mode to show: one entry point, so that all of Edit mode's
+/// views are one split module (`crate::split::EDIT`) with one loader.
+pub enum EditView {
+    /// The bar.
+    Bar,
+    /// A segment's fields (`None` for a kind with nothing to edit).
+    Segment(Segment, At),
+    /// A session variable's value, as a chip's field.
+    Variable { name: String, value: String },
+}
+
+/// Edit mode's views. In a release build for the browser this is a split
+/// point: the code of Edit mode is fetched when Edit mode is first turned on.
+#[cfg_attr(
+    pep_split,
+    ::leptos::wasm_split::wasm_split(edit, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_edit))
+)]
+fn edit_view(what: EditView) -> Result<Option<AnyView>, ::leptos::wasm_split::SplitLoaderError> {
+    Ok(match what {
+        EditView::Bar => Some(view! { <EditBar/> }.into_any()),
+        EditView::Segment(segment, at) => segment_fields(&segment, at),
+        EditView::Variable { name, value } => Some(variable_field(name, value)),
+    })
+}
+
+/// Fetches Edit mode's module (at once where there is none): true when it is here.
+pub async fn load_edit() -> bool {
+    #[cfg(pep_split)]
+    {
+        let ok = preload_edit().await.is_ok();
+        EDIT_LOADED.with(|l| l.set(ok));
+        ok
+    }
+    #[cfg(not(pep_split))]
+    true
+}
+
+#[cfg(pep_split)]
+thread_local! {
+    static EDIT_LOADED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether Edit mode's module is here (always, where there is none).
+pub fn edit_loaded() -> bool {
+    #[cfg(pep_split)]
+    return EDIT_LOADED.with(|l| l.get());
+    #[cfg(not(pep_split))]
+    true
+}
+
+/// An Edit mode view now, or `None` (also while its module is not here).
+pub fn edit_view_now(what: EditView) -> Option<AnyView> {
+    #[cfg(pep_split)]
+    {
+        if !edit_loaded() {
+            return None;
+        }
+        crate::split::now(edit_view(what)).and_then(Result::ok).flatten()
+    }
+    #[cfg(not(pep_split))]
+    edit_view(what).ok().flatten()
+}
+
 /// A segment in Edit mode: its editable values as fields, or `None` for a
 /// kind with nothing to edit here (it is shown as usual).
 pub fn segment_editor(segment: &Segment, at: At) -> Option<AnyView> {
+    edit_view_now(EditView::Segment(segment.clone(), at))
+}
+
+/// A session variable's value as a field.
+fn variable_field(name: String, value: String) -> AnyView {
+    let to_edit: ToEdit = Rc::new({
+        let name = name.clone();
+        move |t: &str| Ok(Edit::Variable { name: name.clone(), value: t.to_string() })
+    });
+    view! {
+        <li class="chip chip-edit">
+            <code class="chip-name">{name.clone()}</code>
+            <span class="chip-eq">" = "</span>
+            <EditField key=format!("var:{name}") value
+                label=format!("Value of {name}") multiline=false to_edit testid="edit-variable"/>
+        </li>
+    }
+    .into_any()
+}
+
+fn segment_fields(segment: &Segment, at: At) -> Option<AnyView> {
     let At { message, segment: sj } = at;
     let text_edit = move |item: Option<usize>| -> ToEdit {
         Rc::new(move |t: &str| Ok(Edit::Text { message, segment: sj, item, text: t.to_string() }))
@@ -285,7 +369,7 @@ pub fn ShareLink() -> impl IntoView {
         }
         let Some(doc) = session.doc.get_untracked() else { return };
         leptos::task::spawn_local(async move {
-            let made = match crate::share::link_for(&doc).await {
+            let made = match crate::share::make_link(doc).await {
                 Ok((link, chars)) => browser::copy_text(&link).await.map(|()| chars),
                 Err(e) => Err(e),
             };

@@ -14,12 +14,12 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::budget::{truncated_request, Budget, Counting};
-use crate::components::budget::BudgetPanel;
-use crate::components::checks::{Checks, ChecksBadge, ChecksPanel};
+use crate::components::checks::{Checks, ChecksBadge};
 use crate::components::count;
 use crate::components::rich::json_line_abbrev;
 use crate::doc::{Doc, Export};
 use crate::nav::Navigator;
+use crate::split;
 use crate::state::{Prefs, Tab};
 use crate::worker;
 use envelope::export::to_pretty;
@@ -286,8 +286,8 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             })}
             <div class="tabpanel" role="tabpanel" id="protocol-tabpanel" aria-labelledby=panel_label>
             {move || match tab.get() {
-                Tab::Budget => view! { <BudgetPanel/> }.into_any(),
-                Tab::Checks => view! { <ChecksPanel/> }.into_any(),
+                Tab::Budget => split::deferred(split::BUDGET).into_any(),
+                Tab::Checks => split::deferred(split::CHECKS).into_any(),
                 _ if !ready.get() => view! { <p class="muted pad">"Preparing the JSON…"</p> }.into_any(),
                 Tab::Raw => match doc.get() {
                     Some(d) => view! { <JsonView text=d.raw_text() label="Raw protocol"/> }.into_any(),

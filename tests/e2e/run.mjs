@@ -250,6 +250,56 @@ test('Markdown: plain text first, the module requested only after the first segm
   await context.close();
 });
 
+test('split: the first screen fetches no split module; search, Budget, Checks, Edit, Compare and Template fetch theirs on first use; a failed fetch says so and Retry recovers', async (browser) => {
+  const { context, page } = await newPage(browser);
+  const split = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)
+    .filter((p) => /-(?:split_\w+|chunk_\d+)-[0-9a-f]{16}\.wasm$/.test(p)).map((p) => p.replace(/^.*-(split_\w+|chunk_\d+)-[0-9a-f]{16}\.wasm$/, '$1')));
+  await page.goto(`${BASE}/`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.getByTestId('protocol-json').waitFor({ state: 'attached' });
+  await page.waitForTimeout(300);
+  assert.deepEqual(await split(), [], 'demo A loads no split module');
+  // The search's code comes with the first query.
+  await page.getByTestId('search').fill('sam PATEL');
+  await page.waitForFunction(() => /^1 of \d+$/.test(document.querySelector('[data-testid=search-count]').textContent));
+  assert.deepEqual(await split(), ['split_search']);
+  await page.getByTestId('search').fill('');
+  // A failed fetch: the tab says so; Retry loads it.
+  let fail = true;
+  await page.route(/split_budget-[0-9a-f]{16}\.wasm$/, (route) => (fail ? route.fulfill({ status: 503, body: 'down' }) : route.continue()));
+  await page.getByTestId('tab-budget').click();
+  await page.getByTestId('split-failed').waitFor();
+  assert.ok((await page.getByTestId('split-failed').textContent()).includes('Budget tab could not be loaded'));
+  fail = false;
+  await page.getByTestId('split-failed').getByRole('button', { name: 'Retry' }).click();
+  await page.getByTestId('budget-summary').waitFor({ timeout: 60000 });
+  assert.ok((await split()).includes('split_budget'));
+  assert.ok(!(await split()).includes('split_checks'), 'the Checks tab only when it is opened');
+  await page.getByTestId('tab-checks').click();
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /split_checks/.test(e.name)));
+  await page.getByTestId('edit-toggle').click();
+  await page.getByTestId('edit-bar').waitFor();
+  assert.ok((await split()).includes('split_edit'));
+  await page.locator('[data-edit=true]').first().waitFor();
+  await page.getByTestId('edit-toggle').click();
+  await page.locator('a', { hasText: 'Compare' }).first().click();
+  await page.waitForURL(`${BASE}/diff`);
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /split_compare/.test(e.name)));
+  await page.locator('a', { hasText: 'Template' }).first().click();
+  await page.waitForURL(`${BASE}/template`);
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /split_template/.test(e.name)));
+  // Each module once: back on the Budget tab, nothing is fetched again.
+  await page.locator('a.demo-link', { hasText: 'B' }).click();
+  await page.getByTestId('tab-budget').click();
+  await page.getByTestId('budget-summary').waitFor({ timeout: 60000 });
+  const names = await split();
+  assert.ok(names.includes('split_budget'), `the Budget module: ${names}`);
+  const good = names.filter((n) => n !== 'split_budget');
+  assert.equal(new Set(good).size, good.length, `no module fetched twice: ${names}`);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('Markdown: when its module cannot load, texts stay plain and the app says so once', async (browser) => {
   const { context, page } = await newPage(browser);
   await page.route('**/pep-markdown_bg.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));

@@ -8,6 +8,20 @@ import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import { startServer } from './serve.mjs';
 
+/**
+ * Polls `fn` in the page until it answers true. (`page.waitForFunction` takes
+ * a promise for a truthy answer: an async predicate passed at once, and the
+ * install of a new service worker, longer with the split modules in its
+ * shell, could still be running.)
+ */
+async function until(page, fn, timeout) {
+  const end = Date.now() + timeout;
+  while (!(await page.evaluate(fn))) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeout} ms: ${fn}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export function shipTests({ test, newPage, BASE, PORT, root, pep, DEMOS }) {
   /** Records CSP violations (an init script runs before the page's own). */
   const watchCsp = (page) =>
@@ -202,14 +216,14 @@ export function shipTests({ test, newPage, BASE, PORT, root, pep, DEMOS }) {
       const sw = readFileSync(join(dir, 'sw.js'), 'utf8').replace(/^const VERSION = "[0-9a-f]+";/, 'const VERSION = "feedfacefeedface";');
       writeFileSync(join(dir, 'sw.js'), sw);
       await page.evaluate(async () => (await navigator.serviceWorker.getRegistration()).update());
-      await page.waitForFunction(async () => Boolean((await navigator.serviceWorker.getRegistration()).waiting), null, { timeout: 60000 });
+      await until(page, async () => Boolean((await navigator.serviceWorker.getRegistration()).waiting), 60000);
       assert.deepEqual(await version(), [...before, 'pep-shell-feedfacefeedface'].sort(), 'installed beside the running one');
       // The running page keeps its version until the user chooses.
       await page.locator('a.demo-link', { hasText: 'C' }).click();
       await page.locator('[data-message-id="c-sys"]').waitFor();
       await Promise.all([page.waitForEvent('load'), page.getByTestId('update-available').getByRole('button', { name: 'Reload' }).click()]);
       await page.locator('[data-message-id]').first().waitFor();
-      await page.waitForFunction(async () => (await caches.keys()).filter((k) => k.startsWith('pep-shell-')).length === 1, null, { timeout: 30000 });
+      await until(page, async () => (await caches.keys()).filter((k) => k.startsWith('pep-shell-')).length === 1, 30000);
       assert.deepEqual(await version(), ['pep-shell-feedfacefeedface'], 'the old version is gone after the switch');
       assert.deepEqual(page.errors, []);
       await context.close();
@@ -230,7 +244,8 @@ export function shipTests({ test, newPage, BASE, PORT, root, pep, DEMOS }) {
       const requested = [];
       const encodings = new Map();
       context.on('request', (r) => requested.push(new URL(r.url()).pathname));
-      page.on('response', async (r) => encodings.set(new URL(r.url()).pathname, (await r.allHeaders())['content-encoding']));
+      // (A response can still arrive while the context closes: its headers are then gone.)
+      page.on('response', (r) => r.allHeaders().then((h) => encodings.set(new URL(r.url()).pathname, h['content-encoding']), () => {}));
       // A deep link on first load: the host answers 404 with 404.html, the app routes.
       await page.goto(`${base}/sub/demo/d`);
       await page.locator('[data-message-id="d-sys"]').waitFor();

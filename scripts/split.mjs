@@ -1,0 +1,124 @@
+// The split step of a release build (issue 11), run by scripts/postbuild.mjs
+// before it writes the CSP, the service worker and the compressed files.
+//
+// Trunk 0.21 builds one module (cargo → wasm-bindgen → wasm-opt); it cannot
+// split one (trunk-rs/trunk#1022). A release build of the app has split
+// points (src/split.rs; build.rs sets `cfg(pep_split)` and links with
+// `--emit-relocs`), whose imports from `__wasm_split_placeholder__` no browser
+// can resolve, so Trunk's module is replaced here by the split one, the way
+// cargo-leptos `--split` builds it:
+//
+//   1. crates/split-step (wasm_split_cli_support) splits cargo's linked module
+//      into the main module, one module per split point and chunks they share,
+//      and writes the loader (`<glue>_split.js`) the main module imports from;
+//   2. wasm-bindgen (the same version Trunk runs, --keep-lld-exports: the split
+//      modules import the main module's functions, memory and table) makes the
+//      glue and the main module, under Trunk's file names;
+//   3. wasm-opt -Oz (Trunk's level for the app) optimizes each module; a split
+//      module's file name gets its content's digest (the loader names it);
+//   4. index.html: the new SRI digests of the glue and the main module, and a
+//      modulepreload (with its own digest) for the loader, which the glue
+//      imports statically.
+//
+// Nothing happens when cargo's module has no split point (debug builds, or
+// `PEP_NO_SPLIT=1`). Any failure stops the build: a half-split site would not
+// start.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const PLACEHOLDER = '__wasm_split_placeholder__';
+
+const sri = (buf) => `sha384-${createHash('sha384').update(buf).digest('base64')}`;
+const hex16 = (buf) => createHash('sha256').update(buf).digest('hex').slice(0, 16);
+
+function run(cmd, args, opts = {}) {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20, ...opts });
+  } catch (e) {
+    throw new Error(`split: ${cmd} ${args.join(' ')} failed (${e.status ?? e.message})`);
+  }
+}
+
+/** A tool on PATH, else the project's pinned copy (scripts/setup.sh). */
+function tool(root, name) {
+  for (const dir of (process.env.PATH || '').split(':')) {
+    if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  const pinned = join(root, '.tools/node_modules/.bin', name);
+  if (existsSync(pinned)) return pinned;
+  throw new Error(`split: ${name} is not on PATH (scripts/setup.sh installs it)`);
+}
+
+/**
+ * Splits the app in `staging` (Trunk's staging directory of a release build).
+ * Returns what it did ({ modules: [file names] }) or null when there is
+ * nothing to split.
+ */
+export function splitApp(root, staging, { log = console.log } = {}) {
+  const targetDir = process.env.CARGO_TARGET_DIR || join(root, 'target');
+  const input = join(targetDir, 'wasm32-unknown-unknown', 'release', 'pep-app.wasm');
+  if (!existsSync(input) || !readFileSync(input).includes(PLACEHOLDER)) return null;
+
+  const glue = readdirSync(staging).find((f) => /^pep-app(?:-[0-9a-f]+)?\.js$/.test(f));
+  if (!glue) throw new Error(`split: no pep-app glue in ${staging}`);
+  const stem = glue.slice(0, -'.js'.length);
+  const loader = `${stem}_split.js`;
+
+  const work = join(targetDir, 'split', 'release');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(join(work, 'bindgen'), { recursive: true });
+
+  // 1. Split (the tool is built once, with the profile `tool`).
+  run('cargo', ['build', '--quiet', '--locked', '--profile', 'tool', '-p', 'pep-split-step'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  const splitter = join(targetDir, 'tool', 'pep-split-step');
+  const main = join(work, 'main.wasm');
+  const out = JSON.parse(run(splitter, [input, work, main, `./${loader}`, `./${glue}`]));
+
+  // 2. wasm-bindgen on the main module, as Trunk runs it for a release, plus
+  //    --keep-lld-exports (the split modules link against those exports).
+  run(tool(root, 'wasm-bindgen'), [
+    '--target=web', `--out-dir=${join(work, 'bindgen')}`, `--out-name=${stem}`, '--no-typescript',
+    '--keep-lld-exports', '--no-demangle', main,
+  ]);
+
+  // 3. wasm-opt -Oz every module.
+  const wasmOpt = tool(root, 'wasm-opt');
+  run(wasmOpt, ['-Oz', join(work, 'bindgen', `${stem}_bg.wasm`), '-o', join(staging, `${stem}_bg.wasm`)]);
+  copyFileSync(join(work, 'bindgen', `${stem}.js`), join(staging, glue));
+  let loaderJs = readFileSync(join(work, loader), 'utf8');
+  const modules = [];
+  for (const name of out.modules) {
+    const opt = join(work, `opt-${name}`);
+    run(wasmOpt, ['-Oz', join(work, name), '-o', opt]);
+    const body = readFileSync(opt);
+    const hashed = `${stem}-${name.replace(/\.wasm$/, '')}-${hex16(body)}.wasm`;
+    const ref = `"./${name}"`;
+    if (!loaderJs.includes(ref)) throw new Error(`split: the loader does not name ${name}`);
+    loaderJs = loaderJs.split(ref).join(`"./${hashed}"`);
+    writeFileSync(join(staging, hashed), body);
+    modules.push(hashed);
+  }
+  writeFileSync(join(staging, loader), loaderJs);
+
+  // 4. index.html: digests, and the loader preloaded with the glue.
+  const indexPath = join(staging, 'index.html');
+  let html = readFileSync(indexPath, 'utf8');
+  const integrity = (file) => (tag) => tag.replace(/integrity="[^"]*"/, `integrity="${sri(readFileSync(join(staging, file)))}"`);
+  const glueTag = new RegExp(`<link rel="modulepreload" href="([^"]*)${glue.replace(/\./g, '\\.')}"[^>]*>`);
+  const m = html.match(glueTag);
+  if (!m) throw new Error(`split: index.html has no modulepreload for ${glue}`);
+  const prefix = m[1];
+  html = html.replace(glueTag, (tag) => {
+    const fixed = integrity(glue)(tag);
+    return `${fixed}\n<link rel="modulepreload" href="${prefix}${loader}" crossorigin="anonymous" integrity="${sri(Buffer.from(loaderJs))}">`;
+  });
+  const wasmTag = new RegExp(`<link rel="preload" href="[^"]*${stem}_bg\\.wasm"[^>]*>`);
+  if (!wasmTag.test(html)) throw new Error(`split: index.html has no preload for ${stem}_bg.wasm`);
+  html = html.replace(wasmTag, integrity(`${stem}_bg.wasm`));
+  writeFileSync(indexPath, html);
+
+  log(`split: ${glue} + ${loader}; on demand: ${modules.join(', ')}`);
+  return { loader, modules };
+}

@@ -1,0 +1,175 @@
+//! Views the first screen does not show, loaded on demand (issue 11).
+//!
+//! Each `split_view!` function is a *split point*: in a release build for the
+//! browser (`cfg(pep_split)`, set by `build.rs`) it is compiled as a
+//! `wasm_split` function, and the build's split step (`crates/split-step`, run
+//! by `scripts/postbuild.mjs`) moves the code only it reaches into a WASM
+//! module of its own, fetched the first time the view is shown. Everywhere
+//! else (debug builds, `trunk serve`, the component tests, native) the
+//! function is an ordinary one and the view renders at once, as before.
+//!
+//! [`deferred`] shows such a view: "Loading…" until its module has arrived
+//! (once per page load), then the view, built synchronously in the reactive
+//! context it is shown in (contexts, owners and signals as if it were local).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use leptos::prelude::*;
+
+/// A split view: whether its module is here, how to fetch it, how to build it.
+#[derive(Clone, Copy)]
+pub struct Split {
+    /// For messages: which view.
+    pub name: &'static str,
+    pub loaded: fn() -> bool,
+    pub load: fn() -> Pin<Box<dyn Future<Output = bool>>>,
+    pub build: fn() -> Pin<Box<dyn Future<Output = AnyView>>>,
+}
+
+/// Polls a future once: the build of a view whose module is loaded completes
+/// in its first poll (the loader is memoized), so this gives the view now.
+pub fn now<F: Future>(fut: F) -> Option<F::Output> {
+    let mut fut = std::pin::pin!(fut);
+    match fut.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(v) => Some(v),
+        Poll::Pending => None,
+    }
+}
+
+/// The view of `split`: at once when its module is loaded, else a "Loading…"
+/// status while it loads (or an error with a Retry if it cannot be fetched).
+pub fn deferred(split: Split) -> impl IntoView {
+    // None: loading; Some(true): loaded; Some(false): failed.
+    let state = RwSignal::new((split.loaded)().then_some(true));
+    let fetch = move || {
+        state.set(None);
+        leptos::task::spawn_local(async move {
+            let ok = (split.load)().await;
+            state.set(Some(ok));
+        });
+    };
+    if state.get_untracked().is_none() {
+        fetch();
+    }
+    move || match state.get() {
+        Some(true) => now((split.build)())
+            .unwrap_or_else(|| view! { <p class="muted pad" role="status">"Loading…"</p> }.into_any()),
+        None => view! {
+            <p class="muted pad" role="status" data-testid="split-loading">
+                <span class="spinner" aria-hidden="true"></span>" Loading…"
+            </p>
+        }
+        .into_any(),
+        Some(false) => view! {
+            <div class="muted pad" role="alert" data-testid="split-failed">
+                {format!("The {} could not be loaded (offline, or a newer version was deployed). ", split.name)}
+                <button type="button" class="btn" on:click=move |_| fetch()>"Retry"</button>
+            </div>
+        }
+        .into_any(),
+    }
+}
+
+/// Declares a split view: `split_view!(NAME, "what", module_ident, || view!{…})`
+/// defines the `Split` constant `NAME`.
+macro_rules! split_view {
+    ($name:ident, $what:literal, $module:ident, $body:expr) => {
+        #[allow(non_snake_case)]
+        pub mod $module {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[cfg(pep_split)]
+            thread_local! {
+                static LOADED: ::std::cell::Cell<bool> = const { ::std::cell::Cell::new(false) };
+            }
+
+            #[cfg(pep_split)]
+            #[::leptos::wasm_split::wasm_split(
+                                        $module,
+                                        wasm_split_path = ::leptos::wasm_split,
+                                        fallible,
+                                        preload(preload)
+                                    )]
+            fn build() -> Result<::leptos::prelude::AnyView, ::leptos::wasm_split::SplitLoaderError> {
+                Ok(::leptos::prelude::IntoAny::into_any(($body)()))
+            }
+
+            #[cfg(pep_split)]
+            pub fn loaded() -> bool {
+                LOADED.with(|l| l.get())
+            }
+
+            #[cfg(pep_split)]
+            pub fn load() -> ::std::pin::Pin<Box<dyn ::std::future::Future<Output = bool>>> {
+                Box::pin(async {
+                    let ok = preload().await.is_ok();
+                    LOADED.with(|l| l.set(ok));
+                    ok
+                })
+            }
+
+            #[cfg(pep_split)]
+            pub fn build_view() -> ::std::pin::Pin<Box<dyn ::std::future::Future<Output = ::leptos::prelude::AnyView>>>
+            {
+                Box::pin(async {
+                    build().await.unwrap_or_else(|_| {
+                        ::leptos::prelude::IntoAny::into_any(::leptos::prelude::view! {
+                            <p class="muted pad" role="alert">"This view could not be loaded."</p>
+                        })
+                    })
+                })
+            }
+
+            #[cfg(not(pep_split))]
+            pub fn loaded() -> bool {
+                true
+            }
+
+            #[cfg(not(pep_split))]
+            pub fn load() -> ::std::pin::Pin<Box<dyn ::std::future::Future<Output = bool>>> {
+                Box::pin(async { true })
+            }
+
+            #[cfg(not(pep_split))]
+            pub fn build_view() -> ::std::pin::Pin<Box<dyn ::std::future::Future<Output = ::leptos::prelude::AnyView>>>
+            {
+                let view = ::leptos::prelude::IntoAny::into_any(($body)());
+                Box::pin(async move { view })
+            }
+        }
+
+        pub const $name: $crate::split::Split = $crate::split::Split {
+            name: $what,
+            loaded: $module::loaded,
+            load: $module::load,
+            build: $module::build_view,
+        };
+    };
+}
+
+use crate::components::budget::BudgetPanel;
+use crate::components::checks::ChecksPanel;
+use crate::components::compare::ComparePage;
+use crate::components::template::TemplatePage;
+
+split_view!(BUDGET, "Budget tab", budget, || view! { <BudgetPanel/> });
+split_view!(CHECKS, "Checks tab", checks, || view! { <ChecksPanel/> });
+split_view!(COMPARE, "Compare page", compare, || view! { <ComparePage/> });
+split_view!(TEMPLATE, "Template page", template, || view! { <TemplatePage/> });
+
+/// Edit mode's bar (its module: `components::editor::edit_view`).
+pub fn edit_bar() -> impl IntoView {
+    use crate::components::editor::{edit_loaded, edit_view_now, load_edit, EditView};
+    deferred(Split {
+        name: "Edit bar",
+        loaded: edit_loaded,
+        load: || Box::pin(load_edit()),
+        build: || {
+            let view = edit_view_now(EditView::Bar).unwrap_or_else(|| ().into_any());
+            Box::pin(async move { view })
+        },
+    })
+}
