@@ -76,10 +76,19 @@ async function realClick(page, locator, settle = 60) {
  * the older batches alike); returns a locator for its first toggle.
  */
 async function findKind(page, kind) {
-  const found = await page.evaluate(async (kind) => {
+  return reveal(page, `.conversation [data-kind=${kind}] [aria-expanded]`);
+}
+
+/**
+ * Scrolls the left pane a screen at a time until an element matching `sel`
+ * is rendered (the window renders only what is near the viewport), brings it
+ * to the middle and returns a locator for it.
+ */
+export async function reveal(page, sel) {
+  const found = await page.evaluate(async (sel) => {
     const sc = document.querySelector('.pane.left');
     for (let i = 0; i < 400; i++) {
-      const el = document.querySelector(`.conversation [data-kind=${kind}] [aria-expanded]`);
+      const el = document.querySelector(sel);
       if (el) { el.scrollIntoView({ block: 'center' }); return true; }
       if (sc.scrollTop + sc.clientHeight >= sc.scrollHeight - 1) return false;
       sc.scrollTop += sc.clientHeight * 0.8;
@@ -87,10 +96,10 @@ async function findKind(page, kind) {
       await window.__nextFrame();
     }
     return false;
-  }, kind);
-  if (!found) throw new Error(`no ${kind} with a toggle found`);
+  }, sel);
+  if (!found) throw new Error(`nothing matches ${sel} in the conversation`);
   await page.waitForTimeout(300);
-  return page.locator(`.conversation [data-kind=${kind}] [aria-expanded]`).first();
+  return page.locator(sel).first();
 }
 
 /** `n` real clicks on `locator`, each timed to the next frame. */
@@ -176,9 +185,9 @@ export async function openBig(browser, file, first = FIRST) {
  * frames or to the end. Frame intervals (rAF to rAF: each includes the
  * window's work for that scroll) and the long tasks meanwhile.
  */
-function scrollRun(page, { step = 1, frames = 100000, from = 0 } = {}) {
-  return page.evaluate(async ({ step, frames, from }) => {
-    const sc = document.querySelector('.pane.left');
+export function scrollRun(page, { step = 1, frames = 100000, from = 0, sel = '.pane.left' } = {}) {
+  return page.evaluate(async ({ step, frames, from, sel }) => {
+    const sc = document.querySelector(sel);
     sc.scrollTop = from * (sc.scrollHeight - sc.clientHeight);
     for (let i = 0; i < 4; i++) await window.__nextFrame();
     const t0 = performance.now();
@@ -199,7 +208,7 @@ function scrollRun(page, { step = 1, frames = 100000, from = 0 } = {}) {
       frames: times.length, total, times, long, height: sc.scrollHeight,
       nodes: document.getElementsByTagName('*').length, segs: document.querySelectorAll('.conversation .seg-slot').length,
     };
-  }, { step, frames, from });
+  }, { step, frames, from, sel });
 }
 
 /** In the page: jumps of the scroll position (a scrollbar drag), each timed to the frame after the window settled. */

@@ -16,7 +16,7 @@
 // segment always, so its ordinary toggle is its "everything rendered" one.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { install, memory, openBig, toggles } from './bigdoc.mjs';
+import { install, memory, openBig, reveal, scrollRun, toggles } from './bigdoc.mjs';
 import { paintedLoad } from './first-paint.mjs';
 import { firstLoad } from './first-load.mjs';
 import { BASE, freshPage, median, round } from './lib.mjs';
@@ -77,50 +77,11 @@ async function openReact(browser, base, name) {
 }
 
 /** In the page: scrolls `sel` one screen per frame for `frames` frames; the longest task and the frame intervals. */
-function scrollFling(page, sel, frames) {
-  return page.evaluate(async ({ sel, frames }) => {
-    const sc = document.querySelector(sel);
-    const t0 = performance.now();
-    const times = [];
-    let last = t0;
-    for (let i = 0; i < frames; i++) {
-      if (sc.scrollTop + sc.clientHeight >= sc.scrollHeight - 1) break;
-      sc.scrollTop += sc.clientHeight;
-      await new Promise((r) => requestAnimationFrame(r));
-      const now = performance.now();
-      times.push(now - last);
-      last = now;
-    }
-    const total = performance.now() - t0;
-    await new Promise((r) => setTimeout(r, 200));
-    const long = window.__longIn(t0, t0 + total).map((e) => e.dur);
-    times.sort((a, b) => a - b);
-    return { frames: times.length, total, longest: long.length ? Math.max(...long) : 0, p50: times[times.length >> 1] || 0 };
-  }, { sel, frames });
-}
-
-/**
- * The first element matching `sel` in our conversation, scrolled to the
- * middle of the pane: the window renders only what is near the viewport, so
- * the pane is scrolled a screen at a time until one is rendered (the first
- * screen of the scale file has no toggle). Returns its locator.
- */
-async function revealFirst(page, sel) {
-  const found = await page.evaluate(async (sel) => {
-    const sc = document.querySelector('.pane.left');
-    for (let i = 0; i < 400; i++) {
-      const el = document.querySelector(sel);
-      if (el) { el.scrollIntoView({ block: 'center' }); return true; }
-      if (sc.scrollTop + sc.clientHeight >= sc.scrollHeight - 1) return false;
-      sc.scrollTop += sc.clientHeight * 0.8;
-      await window.__nextFrame();
-      await window.__nextFrame();
-    }
-    return false;
-  }, sel);
-  if (!found) throw new Error(`nothing matches ${sel} in the conversation`);
-  await page.waitForTimeout(300);
-  return page.locator(sel).first();
+async function scrollFling(page, sel, frames) {
+  const r = await scrollRun(page, { sel, frames });
+  const times = [...r.times].sort((a, b) => a - b);
+  const long = r.long.length ? Math.max(...r.long) : 0;
+  return { frames: r.frames, total: r.total, longest: long, p50: times[times.length >> 1] || 0 };
 }
 
 const OUR_TOGGLE = '.conversation [data-message-id] button[aria-expanded]';
@@ -223,7 +184,7 @@ export async function sideBySide(results, browser, { standin, ours, runs = 9, sc
         O.first.push(o.open.frame);
         O.long.push(o.open.long.length ? Math.max(...o.open.long) : 0);
         await o.page.waitForTimeout(1000);
-        O.clicks.push(...(await toggles(o.page, await revealFirst(o.page, OUR_TOGGLE), 6)).map((x) => x.frame));
+        O.clicks.push(...(await toggles(o.page, await reveal(o.page, OUR_TOGGLE), 6)).map((x) => x.frame));
         O.mem.push(await memory(o.context, o.page));
         if (huge || i === scaleRuns - 1) oEnd = o;
         else await o.context.close();
@@ -240,7 +201,7 @@ export async function sideBySide(results, browser, { standin, ours, runs = 9, sc
       const exp = await clickUntil(oEnd.page, oEnd.page.locator('.conv-tools button', { hasText: 'Expand all' }), () => true, 240000);
       await oEnd.page.waitForTimeout(500);
       const openToggles = await oEnd.page.locator('.conversation [aria-expanded=false]').count();
-      const allClicks = (await toggles(oEnd.page, await revealFirst(oEnd.page, OUR_TOGGLE), 18)).map((x) => x.frame);
+      const allClicks = (await toggles(oEnd.page, await reveal(oEnd.page, OUR_TOGGLE), 18)).map((x) => x.frame);
       const ra = R.clicks.length ? round(median(R.clicks), 1) : null;
       t.add({ figure: `${tag}: every segment expanded ("Expand all"), toggle → next frame (median of 18; stand-in: all rendered always)`, react: ra, ours: round(median(allClicks), 1), unit: 'ms', goal: huge ? '' : '< 16 ms', status: huge ? '' : (median(allClicks) < 16 ? 'met' : 'MISSED') });
       results.add({ id: `sbs-${name}-toggle-all`, budget: 3, name: `${label}: ours, after "Expand all", toggle → next frame, median of 18`, value: round(median(allClicks), 1), unit: 'ms', ...(huge ? {} : { limit: 16, cmp: '<' }), note: `"Expand all" → next frame ${Math.round(exp.frame)} ms (longest task ${Math.round(exp.longest)} ms); toggles still closed after it: ${openToggles}; all ${allClicks.map(Math.round).join('/')}` });
