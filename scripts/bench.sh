@@ -5,7 +5,7 @@
 # bench itself cannot run). Assumes ./scripts/setup.sh has been run; builds
 # dist/ only when it is missing. Takes about 5 minutes on 2 cores.
 #
-# Usage: scripts/bench.sh [--only size,load,budget-tab,tokenizer,big,huge,replan,hostile]
+# Usage: scripts/bench.sh [--only size,load,budget-tab,tokenizer,big,huge,opening,replan,hostile]
 #        scripts/bench.sh --profile   # also: CPU profiles by Rust function of
 #          opening the big envelope and of a Budget-tab limit change (builds
 #          pep-app with function names into target/bench-prof: ~3 more minutes)

@@ -181,6 +181,11 @@ impl Doc {
             .clone()
     }
 
+    /// Whether the OpenAI Chat export is made already.
+    pub fn openai_made(&self) -> bool {
+        self.openai.get().is_some()
+    }
+
     /// The export to `target` if it is at hand: OpenAI Chat always, the
     /// others once the engine has made them.
     pub fn export_ready(&self, target: Target) -> Option<Export> {

@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use crate::browser;
 use crate::doc::Source;
 use crate::nav::{Navigator, Target};
-use crate::state::{LoadFailure, Session};
+use crate::state::{LoadFailure, Session, LOADING_STEPS, STAGED_FROM};
 
 /// What the user can open, for titles and hints.
 const OPENS: &str = "an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request";
@@ -36,12 +36,20 @@ async fn open_bytes(
 /// Reads a picked or dropped file, then loads it.
 fn open_file(session: Session, file: web_sys::File, navigate: impl Fn(&str, NavigateOptions) + 'static) {
     let name = file.name();
+    let size = file.size() as usize;
+    // A big file says so (with Cancel) while it is read from the disk.
+    let seq = (size >= STAGED_FROM).then(|| session.reading_file(&name, size)).flatten();
     leptos::task::spawn_local(async move {
-        match browser::read_file(&file).await {
+        let read = browser::read_file(&file).await;
+        if seq.is_some_and(|s| !session.is_current(s)) {
+            return;
+        }
+        match read {
             Ok(bytes) => {
                 open_bytes(session, Source::File(name), bytes.into(), navigate).await;
             }
             Err(e) => {
+                session.loading.try_set(None);
                 session.load_failure.try_set(Some(LoadFailure {
                     source: name,
                     errors: vec![envelope::Diagnostic::new(
@@ -139,7 +147,7 @@ pub fn PasteButton() -> impl IntoView {
             }
         });
     };
-    let busy = move || session.importing.with(Option::is_some);
+    let busy = move || session.importing.with(Option::is_some) || session.loading.with(Option::is_some);
     view! {
         <button type="button" class="btn" node_ref=opener aria-haspopup="dialog" data-testid="paste-open"
             on:click=move |_| open.set(true)>
@@ -164,8 +172,14 @@ pub fn PasteButton() -> impl IntoView {
             </Show>
             <div class="row">
                 <button type="button" class="btn primary" data-testid="paste-load" on:click=load.clone()
-                    disabled=busy>{move || if busy() { "Importing…" } else { "Load" }}</button>
-                <button type="button" class="btn" data-testid="paste-cancel" on:click=move |_| open.set(false)>"Cancel"</button>
+                    disabled=busy>{move || if session.loading.with(Option::is_some) { "Opening…" } else if busy() { "Importing…" } else { "Load" }}</button>
+                // Cancel also stops an open in progress (the document on screen stays).
+                <button type="button" class="btn" data-testid="paste-cancel" on:click=move |_| {
+                    if busy() {
+                        session.cancel_loading();
+                    }
+                    open.set(false);
+                }>"Cancel"</button>
             </div>
         </dialog>
     }
@@ -225,19 +239,48 @@ pub fn LoadErrors(
     }
 }
 
-/// While the engine imports a request: what, and that the view stays.
+/// While the engine imports a request, or a big document is read on the
+/// page: what, how far, that the view on screen stays, and Cancel (which
+/// keeps it). One live region that stays in the page, so that each step is
+/// announced.
 #[component]
 pub fn ImportProgress() -> impl IntoView {
     let session = Session::expect();
-    move || {
+    let cancel = move |_| session.cancel_loading();
+    let importing = move || {
         session.importing.get().map(|what| {
             view! {
-                <div class="notice progress" role="status" data-testid="import-progress">
+                <div class="notice progress" data-testid="import-progress">
                     <span class="spinner" aria-hidden="true"></span>
-                    {format!(" Importing {what}: reading the request in the engine (a Web Worker, loaded once)…")}
+                    <span>{format!(" Importing {what}: reading the request in the engine (a Web Worker, loaded once)…")}</span>
+                    <button type="button" class="btn small" data-testid="import-cancel" on:click=cancel>"Cancel"</button>
                 </div>
             }
         })
+    };
+    // The line is built once per load (each step changes its text only):
+    // a keyboard user's focus on Cancel survives the steps.
+    let loading = Memo::new(move |_| session.loading.with(Option::is_some));
+    let loading = move || loading.get().then(|| view! { <LoadingLine/> });
+    view! { <div class="load-status" role="status" aria-live="polite">{importing}{loading}</div> }
+}
+
+/// A big document being read: its step, a bar, and Cancel.
+#[component]
+fn LoadingLine() -> impl IntoView {
+    let session = Session::expect();
+    let step_text = move || {
+        session.loading.with(|l| l.as_ref().map(|l| format!(" Opening {}: {}", l.what, l.doing)).unwrap_or_default())
+    };
+    let step = move || session.loading.with(|l| l.as_ref().map_or(0, |l| l.step));
+    view! {
+        <div class="notice progress" data-testid="load-progress">
+            <span class="spinner" aria-hidden="true"></span>
+            <span data-testid="load-step">{step_text}</span>
+            <progress max=LOADING_STEPS value=step aria-label="Opening progress"></progress>
+            <span class="muted small">"The document on screen stays until this one is ready."</span>
+            <button type="button" class="btn small" data-testid="load-cancel" on:click=move |_| session.cancel_loading()>"Cancel"</button>
+        </div>
     }
 }
 

@@ -36,6 +36,8 @@ pub enum ExportState {
     Empty,
     /// The engine is making it.
     Preparing(Target),
+    /// The page makes it (OpenAI Chat) after the first screen is painted.
+    Making(Target),
     Ready(Export),
     /// The engine could not make it: why.
     Failed(Target, String),
@@ -114,6 +116,19 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
         };
         let seq = asked.get_value() + 1;
         asked.set_value(seq);
+        // The OpenAI Chat request of a new document is made a frame later, in
+        // a task of its own (for 100,000 segments, hundreds of ms that the
+        // first screen does not wait for).
+        if t == Target::OpenaiChat && !d.openai_made() {
+            export.set(ExportState::Making(t));
+            leptos::task::spawn_local(async move {
+                browser::after_next_paint().await;
+                if asked.try_get_value() == Some(seq) {
+                    export.try_set(ExportState::Ready(d.openai_export()));
+                }
+            });
+            return;
+        }
         if let Some(e) = d.export_ready(t) {
             export.set(ExportState::Ready(e));
             return;
@@ -288,6 +303,11 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                         <p class="muted pad" data-testid="export-preparing" role="status">
                             <span class="spinner" aria-hidden="true"></span>
                             {format!(" Preparing the {} export in the engine (a Web Worker, loaded once)…", t.label())}
+                        </p>
+                    }.into_any(),
+                    ExportState::Making(t) => view! {
+                        <p class="muted pad" data-testid="export-making" role="status">
+                            {format!("Preparing the {} request…", t.label())}
                         </p>
                     }.into_any(),
                     ExportState::Failed(t, e) => view! {

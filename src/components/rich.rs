@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use envelope::display::shown;
 use envelope::jsonview::highlight_line;
 use envelope::template::{pieces, Piece};
 use leptos::prelude::*;
@@ -50,7 +51,8 @@ pub fn Markdown(
         let held = fallback.filter(|_| !forced.get());
         let rendered = match held {
             Some(_) => None,
-            None => markdown::render(&source, &vars, if consent.allowed() { Remote::Load } else { Remote::Hold }),
+            // Absurd runs of combining marks collapsed (display only).
+            None => markdown::render(&shown(&source), &vars, if consent.allowed() { Remote::Load } else { Remote::Hold }),
         };
         match rendered {
             Some(html) => view! { <div class="md" inner_html=html></div> }.into_any(),
@@ -98,7 +100,7 @@ fn var_pieces(text: &str, doc: &Doc) -> Vec<AnyView> {
     pieces(text, &|n: &str| doc.vars.get(n))
         .into_iter()
         .map(|p| match p {
-            Piece::Text(t) => t.to_string().into_any(),
+            Piece::Text(t) => shown(t).into_owned().into_any(),
             Piece::Var { name, value } => var_mark(name, value).into_any(),
         })
         .collect()
@@ -111,7 +113,7 @@ pub fn var_mark(name: &str, value: &str) -> impl IntoView {
         <mark class="var" data-var=name.to_string()
             aria-describedby=format!("{}{name}", envelope::markdown::VAR_DESCRIPTION_PREFIX)
             title=format!("{{{{{name}}}}}")>
-            {value.to_string()}
+            {shown(value).into_owned()}
         </mark>
     }
 }
@@ -144,13 +146,23 @@ pub fn json_line_abbrev(line: &str) -> impl IntoView {
     let runs: Vec<AnyView> = highlight_line(line)
         .into_iter()
         .map(|(t, s)| {
-            let shown = match t {
+            let abbr = match t {
                 envelope::jsonview::Token::Str => envelope::jsonview::abbreviate_data_url(s),
                 _ => None,
             };
-            match shown {
-                Some(short) => view! { <span class=format!("{} j-abbr", t.class()) title="Shown abbreviated; Copy and Download keep it whole">{short}</span> }.into_any(),
-                None => view! { <span class=t.class()>{s.to_string()}</span> }.into_any(),
+            let long = match (&abbr, t) {
+                (None, envelope::jsonview::Token::Str | envelope::jsonview::Token::Key) => {
+                    envelope::jsonview::cut_long_string(s)
+                }
+                _ => None,
+            };
+            match (abbr, long) {
+                (Some(short), _) => view! { <span class=format!("{} j-abbr", t.class()) title="Shown abbreviated; Copy and Download keep it whole">{short}</span> }.into_any(),
+                (None, Some((head, hidden))) => view! {
+                    <span class=t.class()>{shown(head).into_owned()}</span>
+                    <span class="j-more" data-testid="json-cut">{format!(" ⟨{} more characters: Copy or Download give them all⟩", envelope::display::thousands(hidden as u64))}</span>
+                }.into_any(),
+                (None, None) => view! { <span class=t.class()>{shown(s).into_owned()}</span> }.into_any(),
             }
         })
         .collect();
@@ -161,7 +173,7 @@ pub fn json_line_abbrev(line: &str) -> impl IntoView {
 pub fn json_line(line: &str) -> impl IntoView {
     let runs: Vec<AnyView> = highlight_line(line)
         .into_iter()
-        .map(|(t, s)| view! { <span class=t.class()>{s.to_string()}</span> }.into_any())
+        .map(|(t, s)| view! { <span class=t.class()>{shown(s).into_owned()}</span> }.into_any())
         .collect();
     view! { <span class="jl">{runs}"\n"</span> }
 }
