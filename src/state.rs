@@ -147,14 +147,9 @@ impl Session {
     /// loaded (false too when a later open overtook it).
     pub async fn open_user_document(self, source: Source, bytes: Arc<[u8]>) -> bool {
         let Some(seq) = self.start_open() else { return false };
-        let reading = if bytes.len() >= STAGED_FROM {
-            match self.read_in_steps(seq, &source, &bytes).await {
-                Some(r) => r,
-                // Cancelled, or overtaken by a later open.
-                None => return false,
-            }
-        } else {
-            Doc::read(source.clone(), &bytes)
+        let Some(reading) = self.read(seq, &source, &bytes).await else {
+            // Cancelled, or overtaken by a later open.
+            return false;
         };
         self.loading.try_set(None);
         let text = match reading {
@@ -237,17 +232,26 @@ impl Session {
         self.importing.set(None);
     }
 
-    /// Reads a big document in steps (JSON; the structure; the rules of §3;
-    /// what the views need), each in a task of its own after a painted frame
-    /// that shows the progress: no task holds the page for the whole read.
-    /// `None` when the open was cancelled or overtaken meanwhile.
-    async fn read_in_steps(self, seq: u64, source: &Source, bytes: &[u8]) -> Option<Reading> {
+    /// Reads the user's bytes: an envelope here; JSON not meant as one
+    /// (`parse::meant_as_envelope`) is a request for the engine. Text that
+    /// is not UTF-8 JSON gets its error here, whatever it was meant to be.
+    /// A document of [`STAGED_FROM`] bytes or more is read in steps (JSON;
+    /// the structure; the rules of §3; what the views need), each in a task
+    /// of its own after a painted frame that shows the progress: no task
+    /// holds the page for the whole read. `None` when the open was cancelled
+    /// or overtaken meanwhile.
+    async fn read(self, seq: u64, source: &Source, bytes: &[u8]) -> Option<Reading> {
         let what = source.label();
+        let staged = bytes.len() >= STAGED_FROM;
         let step = |step: u32, doing: String| {
-            self.loading.try_set(Some(Loading { what: what.clone(), step, doing }));
+            if staged {
+                self.loading.try_set(Some(Loading { what: what.clone(), step, doing }));
+            }
         };
         let go_on = || async move {
-            browser::after_next_paint().await;
+            if staged {
+                browser::after_next_paint().await;
+            }
             self.is_current(seq)
         };
         step(1, format!("reading the JSON ({})…", megabytes(bytes.len())));

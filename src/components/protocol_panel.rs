@@ -123,8 +123,14 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             export.set(ExportState::Making(t));
             leptos::task::spawn_local(async move {
                 browser::after_next_paint().await;
+                if asked.try_get_value() != Some(seq) {
+                    return;
+                }
+                let made = d.openai_export();
+                // Its view (lines, folds, message entries) in a task of its own.
+                browser::yield_now().await;
                 if asked.try_get_value() == Some(seq) {
-                    export.try_set(ExportState::Ready(d.openai_export()));
+                    export.try_set(ExportState::Ready(made));
                 }
             });
             return;

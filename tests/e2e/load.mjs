@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { axe } from './a11y.mjs';
 
 /**
  * In the page: a 20 ms heartbeat that records the longest gap between its
@@ -44,13 +43,18 @@ export function registerLoad({ test, newPage, BASE, root, input, openFile, pep, 
     await openFile(page, join(root, 'demos/d.json'));
     const before = await page.locator('.conversation [data-message-id]').first().getAttribute('data-message-id');
     await page.evaluate(heartbeat);
+    // axe-core, injected now (through the DevTools protocol: the CSP refuses inline scripts).
+    await page.evaluate(readFileSync(join(root, '.tools/node_modules/axe-core/axe.min.js'), 'utf8'));
     // Open the big one, then Cancel from the keyboard while it is read.
     await page.getByTestId('open-file').setInputFiles(big());
     const progress = page.getByTestId('load-progress');
     await progress.waitFor({ timeout: 30000 });
     assert.equal(await page.locator('.load-status').getAttribute('aria-live'), 'polite', 'the steps are announced');
-    const violations = await axe(page, 'load progress');
-    assert.deepEqual(violations.filter((v) => /load-status|load-progress|progress/.test(v.nodes.join(' '))), [], 'the progress line is axe-clean');
+    const violations = await page.evaluate(async () => {
+      const r = await window.axe.run('.load-status', { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+      return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    });
+    assert.deepEqual(violations, [], 'the progress line is axe-clean');
     await page.getByTestId('load-cancel').focus();
     await page.keyboard.press('Enter');
     await progress.waitFor({ state: 'detached', timeout: 30000 });
