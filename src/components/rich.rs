@@ -52,7 +52,9 @@ pub fn Markdown(
         let rendered = match held {
             Some(_) => None,
             // Absurd runs of combining marks collapsed (display only).
-            None => markdown::render(&shown(&source), &vars, if consent.allowed() { Remote::Load } else { Remote::Hold }),
+            None => {
+                markdown::render(&shown(&source), &vars, if consent.allowed() { Remote::Load } else { Remote::Hold })
+            }
         };
         match rendered {
             Some(html) => view! { <div class="md" inner_html=html></div> }.into_any(),
