@@ -241,6 +241,15 @@ fn PartsTable(counted: Arc<Counted>) -> impl IntoView {
     // Rows are rendered a page at a time (at 100,000 parts, one table of
     // every row costs seconds of the main thread).
     let shown = RwSignal::new(PARTS_PAGE.min(total));
+    // One slot per page, rendered once when "show more" reaches it.
+    let pages: Vec<AnyView> = (0..total.div_ceil(PARTS_PAGE))
+        .map(|k| {
+            let start = k * PARTS_PAGE;
+            let on = Memo::new(move |_| shown.get() > start);
+            let counted = counted.clone();
+            (move || on.get().then(|| part_rows(&counted, budget, start..(start + PARTS_PAGE).min(total)))).into_any()
+        })
+        .collect();
     let more = move || {
         let left = total - shown.get();
         (left > 0).then(|| {
@@ -259,11 +268,7 @@ fn PartsTable(counted: Arc<Counted>) -> impl IntoView {
             <div class="table-scroll" tabindex="0" role="region" aria-label="Parts">
                 <table class="parts" data-testid="parts-table">
                     <thead><tr><th>"Part"</th><th>"Role"</th><th>"Priority"</th><th>"Tokens"</th><th>"State"</th></tr></thead>
-                    <tbody>
-                        <For each=move || (0..shown.get()).step_by(PARTS_PAGE) key=|k| *k let:k>
-                            {part_rows(&counted, budget, k..(k + PARTS_PAGE).min(total))}
-                        </For>
-                    </tbody>
+                    <tbody>{pages}</tbody>
                 </table>
             </div>
             {more}
