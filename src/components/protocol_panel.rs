@@ -34,10 +34,9 @@ const LINE_PX: f64 = 18.0;
 pub enum ExportState {
     /// No document.
     Empty,
-    /// The engine is making it.
+    /// The engine is making it (OpenAI Chat: the page, after the first
+    /// screen is painted).
     Preparing(Target),
-    /// The page makes it (OpenAI Chat) after the first screen is painted.
-    Making(Target),
     Ready(Export),
     /// The engine could not make it: why.
     Failed(Target, String),
@@ -120,7 +119,7 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
         // a task of its own (for 100,000 segments, hundreds of ms that the
         // first screen does not wait for).
         if t == Target::OpenaiChat && !d.openai_made() {
-            export.set(ExportState::Making(t));
+            export.set(ExportState::Preparing(t));
             leptos::task::spawn_local(async move {
                 browser::after_next_paint().await;
                 if asked.try_get_value() != Some(seq) {
@@ -308,12 +307,11 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                     ExportState::Preparing(t) => view! {
                         <p class="muted pad" data-testid="export-preparing" role="status">
                             <span class="spinner" aria-hidden="true"></span>
-                            {format!(" Preparing the {} export in the engine (a Web Worker, loaded once)…", t.label())}
-                        </p>
-                    }.into_any(),
-                    ExportState::Making(t) => view! {
-                        <p class="muted pad" data-testid="export-making" role="status">
-                            {format!("Preparing the {} request…", t.label())}
+                            {if t == Target::OpenaiChat {
+                                format!(" Preparing the {} request…", t.label())
+                            } else {
+                                format!(" Preparing the {} export in the engine (a Web Worker, loaded once)…", t.label())
+                            }}
                         </p>
                     }.into_any(),
                     ExportState::Failed(t, e) => view! {
