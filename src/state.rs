@@ -200,7 +200,7 @@ impl Session {
 
     /// Starts an open: the opens started before it are dropped when they
     /// next look. `None` when the session is gone.
-    pub fn start_open(&self) -> Option<u64> {
+    fn start_open(&self) -> Option<u64> {
         self.opening.try_update_value(|n| {
             *n += 1;
             *n
@@ -208,20 +208,8 @@ impl Session {
     }
 
     /// Whether the open `seq` is still the one wanted (not cancelled or overtaken).
-    pub fn is_current(&self, seq: u64) -> bool {
+    fn is_current(&self, seq: u64) -> bool {
         self.opening.try_get_value() == Some(seq)
-    }
-
-    /// Says a big file is being read from disk (before its bytes are
-    /// here); answers the open's number (see [`Session::is_current`]).
-    pub fn reading_file(&self, name: &str, size: usize) -> Option<u64> {
-        let seq = self.start_open()?;
-        self.loading.try_set(Some(Loading {
-            what: name.to_string(),
-            step: 0,
-            doing: format!("reading {} from the disk…", megabytes(size)),
-        }));
-        Some(seq)
     }
 
     /// Cancel: the document being opened or imported is dropped when its

@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use crate::browser;
 use crate::doc::Source;
 use crate::nav::{Navigator, Target};
-use crate::state::{LoadFailure, Session, LOADING_STEPS, STAGED_FROM};
+use crate::state::{LoadFailure, Session, LOADING_STEPS};
 
 /// What the user can open, for titles and hints.
 const OPENS: &str = "an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request";
@@ -36,20 +36,12 @@ async fn open_bytes(
 /// Reads a picked or dropped file, then loads it.
 fn open_file(session: Session, file: web_sys::File, navigate: impl Fn(&str, NavigateOptions) + 'static) {
     let name = file.name();
-    let size = file.size() as usize;
-    // A big file says so (with Cancel) while it is read from the disk.
-    let seq = (size >= STAGED_FROM).then(|| session.reading_file(&name, size)).flatten();
     leptos::task::spawn_local(async move {
-        let read = browser::read_file(&file).await;
-        if seq.is_some_and(|s| !session.is_current(s)) {
-            return;
-        }
-        match read {
+        match browser::read_file(&file).await {
             Ok(bytes) => {
                 open_bytes(session, Source::File(name), bytes.into(), navigate).await;
             }
             Err(e) => {
-                session.loading.try_set(None);
                 session.load_failure.try_set(Some(LoadFailure {
                     source: name,
                     errors: vec![envelope::Diagnostic::new(

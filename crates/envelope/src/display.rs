@@ -92,23 +92,27 @@ pub fn collapse_marks_to(text: &str, max_chars: usize) -> Collapsed<'_> {
 /// Whether `c` joins the character before it into one grapheme cluster
 /// (Unicode's Grapheme_Cluster_Break Extend, SpacingMark and ZWJ: combining
 /// marks, viramas and vowel signs, variation selectors, emoji modifiers,
-/// tags). A binary search in [`JOINING`].
+/// tags). A binary search in [`JOINING_BMP`] or [`JOINING`].
 fn joins(c: char) -> bool {
-    let u = c as u32;
-    if u < 0x300 {
-        return false;
+    fn within<T: Ord + Copy>(table: &[(T, T)], u: T) -> bool {
+        table
+            .binary_search_by(|&(lo, hi)| {
+                if hi < u {
+                    std::cmp::Ordering::Less
+                } else if lo > u {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .is_ok()
     }
-    JOINING
-        .binary_search_by(|&(lo, hi)| {
-            if hi < u {
-                std::cmp::Ordering::Less
-            } else if lo > u {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_ok()
+    let u = c as u32;
+    match u16::try_from(u) {
+        Ok(_) if u < 0x300 => false,
+        Ok(b) => within(JOINING_BMP, b),
+        Err(_) => within(JOINING, u),
+    }
 }
 
 /// Conjoining Hangul jamo (leading, vowel, trailing; a run of them is one
@@ -118,12 +122,13 @@ fn is_jamo(c: char) -> bool {
 }
 
 /// The code points that join a preceding letter into one grapheme cluster,
-/// as inclusive ranges: generated from `unicode-segmentation` 1.13.3 (a
-/// test-only dependency here: its tables would cost the app's first load
-/// ~20 KB gzip) and checked against it for every code point by the test
-/// `joining_table_is_unicode_segmentations`.
+/// as inclusive ranges, those of the Basic Multilingual Plane in
+/// [`JOINING_BMP`] (two bytes each) and the others in [`JOINING`]: generated
+/// from `unicode-segmentation` 1.13.3 (a test-only dependency here: its
+/// tables would cost the app's first load ~20 KB gzip) and checked against it
+/// for every code point by the test `joining_table_is_unicode_segmentations`.
 #[rustfmt::skip]
-const JOINING: &[(u32, u32)] = &[
+const JOINING_BMP: &[(u16, u16)] = &[
     (0x300, 0x36F), (0x483, 0x489), (0x591, 0x5BD), (0x5BF, 0x5BF), (0x5C1, 0x5C2), (0x5C4, 0x5C5), (0x5C7, 0x5C7),
     (0x610, 0x61A), (0x64B, 0x65F), (0x670, 0x670), (0x6D6, 0x6DC), (0x6DF, 0x6E4), (0x6E7, 0x6E8), (0x6EA, 0x6ED),
     (0x711, 0x711), (0x730, 0x74A), (0x7A6, 0x7B0), (0x7EB, 0x7F3), (0x7FD, 0x7FD), (0x816, 0x819), (0x81B, 0x823),
@@ -154,6 +159,11 @@ const JOINING: &[(u32, u32)] = &[
     (0xA9E5, 0xA9E5), (0xAA29, 0xAA36), (0xAA43, 0xAA43), (0xAA4C, 0xAA4D), (0xAA7C, 0xAA7C), (0xAAB0, 0xAAB0),
     (0xAAB2, 0xAAB4), (0xAAB7, 0xAAB8), (0xAABE, 0xAABF), (0xAAC1, 0xAAC1), (0xAAEB, 0xAAEF), (0xAAF5, 0xAAF6),
     (0xABE3, 0xABEA), (0xABEC, 0xABED), (0xFB1E, 0xFB1E), (0xFE00, 0xFE0F), (0xFE20, 0xFE2F), (0xFF9E, 0xFF9F),
+];
+
+/// [`JOINING_BMP`]'s ranges beyond U+FFFF.
+#[rustfmt::skip]
+const JOINING: &[(u32, u32)] = &[
     (0x101FD, 0x101FD), (0x102E0, 0x102E0), (0x10376, 0x1037A), (0x10A01, 0x10A03), (0x10A05, 0x10A06),
     (0x10A0C, 0x10A0F), (0x10A38, 0x10A3A), (0x10A3F, 0x10A3F), (0x10AE5, 0x10AE6), (0x10D24, 0x10D27),
     (0x10D69, 0x10D6D), (0x10EAB, 0x10EAC), (0x10EFA, 0x10EFF), (0x10F46, 0x10F50), (0x10F82, 0x10F85),
@@ -364,6 +374,7 @@ mod tests {
             let one = format!("a{c}").graphemes(true).count() == 1;
             assert_eq!(joins(c), one, "U+{u:04X}");
         }
+        assert!(JOINING_BMP.windows(2).all(|w| w[0].1 < w[1].0), "sorted, disjoint");
         assert!(JOINING.windows(2).all(|w| w[0].1 < w[1].0), "sorted, disjoint");
     }
 
