@@ -262,7 +262,13 @@ pub fn ImportProgress() -> impl IntoView {
 fn LoadingLine() -> impl IntoView {
     let session = Session::expect();
     let step_text = move || {
-        session.loading.with(|l| l.as_ref().map(|l| format!(" Opening {}: {}", l.what, l.doing)).unwrap_or_default())
+        session.loading.with(|l| {
+            l.as_ref()
+                .map(|l| {
+                    format!(" Opening {}: {} The document on screen stays until this one is ready.", l.what, l.doing)
+                })
+                .unwrap_or_default()
+        })
     };
     let step = move || session.loading.with(|l| l.as_ref().map_or(0, |l| l.step));
     view! {
@@ -270,7 +276,6 @@ fn LoadingLine() -> impl IntoView {
             <span class="spinner" aria-hidden="true"></span>
             <span data-testid="load-step">{step_text}</span>
             <progress max=LOADING_STEPS value=step aria-label="Opening progress"></progress>
-            <span class="muted small">"The document on screen stays until this one is ready."</span>
             <button type="button" class="btn small" data-testid="load-cancel" on:click=move |_| session.cancel_loading()>"Cancel"</button>
         </div>
     }

@@ -145,26 +145,27 @@ pub fn JsonBlock(#[prop(into)] text: String) -> impl IntoView {
 /// One coloured line of JSON (without its line break), a long `data:` URL abbreviated
 /// (`envelope::jsonview::abbreviate_data_url`; the text itself stays whole).
 pub fn json_line_abbrev(line: &str) -> impl IntoView {
+    use envelope::jsonview::{abbreviate_data_url, cut_long_string, Token};
     let runs: Vec<AnyView> = highlight_line(line)
         .into_iter()
         .map(|(t, s)| {
+            // A long `data:` URL, or a string over 20 KB (issue 12: one line of
+            // megabytes costs seconds of layout), shown cut.
             let abbr = match t {
-                envelope::jsonview::Token::Str => envelope::jsonview::abbreviate_data_url(s),
+                Token::Str | Token::Key => abbreviate_data_url(s).or_else(|| {
+                    cut_long_string(s).map(|(head, hidden)| {
+                        format!(
+                            "{} \u{27e8}{} more characters: Copy or Download give them all\u{27e9}",
+                            shown(head),
+                            envelope::display::thousands(hidden as u64)
+                        )
+                    })
+                }),
                 _ => None,
             };
-            let long = match (&abbr, t) {
-                (None, envelope::jsonview::Token::Str | envelope::jsonview::Token::Key) => {
-                    envelope::jsonview::cut_long_string(s)
-                }
-                _ => None,
-            };
-            match (abbr, long) {
-                (Some(short), _) => view! { <span class=format!("{} j-abbr", t.class()) title="Shown abbreviated; Copy and Download keep it whole">{short}</span> }.into_any(),
-                (None, Some((head, hidden))) => view! {
-                    <span class=t.class()>{shown(head).into_owned()}</span>
-                    <span class="j-more" data-testid="json-cut">{format!(" ⟨{} more characters: Copy or Download give them all⟩", envelope::display::thousands(hidden as u64))}</span>
-                }.into_any(),
-                (None, None) => view! { <span class=t.class()>{shown(s).into_owned()}</span> }.into_any(),
+            match abbr {
+                Some(short) => view! { <span class=format!("{} j-abbr", t.class()) title="Shown abbreviated; Copy and Download keep it whole">{short}</span> }.into_any(),
+                None => view! { <span class=t.class()>{shown(s).into_owned()}</span> }.into_any(),
             }
         })
         .collect();
