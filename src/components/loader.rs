@@ -164,7 +164,7 @@ pub fn PasteButton() -> impl IntoView {
             </Show>
             <div class="row">
                 <button type="button" class="btn primary" data-testid="paste-load" on:click=load.clone()
-                    disabled=busy>{move || if session.loading.with(Option::is_some) { "Opening…" } else if busy() { "Importing…" } else { "Load" }}</button>
+                    disabled=busy>{move || if busy() { "Opening…" } else { "Load" }}</button>
                 // Cancel also stops an open in progress (the document on screen stays).
                 <button type="button" class="btn" data-testid="paste-cancel" on:click=move |_| {
                     if busy() {
@@ -238,14 +238,12 @@ pub fn LoadErrors(
 #[component]
 pub fn ImportProgress() -> impl IntoView {
     let session = Session::expect();
-    let cancel = move |_| session.cancel_loading();
     let importing = move || {
         session.importing.get().map(|what| {
             view! {
                 <div class="notice progress" data-testid="import-progress">
                     <span class="spinner" aria-hidden="true"></span>
                     <span>{format!(" Importing {what}: reading the request in the engine (a Web Worker, loaded once)…")}</span>
-                    <button type="button" class="btn small" data-testid="import-cancel" on:click=cancel>"Cancel"</button>
                 </div>
             }
         })
