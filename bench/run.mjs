@@ -3,7 +3,7 @@
 // target/bench/results.json. Reports only: exits 0 even when a budget is
 // missed (non-zero only when the bench itself cannot run).
 //
-// Usage: node bench/run.mjs [--only size,sbs,load,budget-tab,tokenizer,big,huge,replan]
+// Usage: node bench/run.mjs [--only size,sbs,load,budget-tab,tokenizer,big,huge,opening,replan]
 // Expects target/bench/ inputs from bench/gen.mjs and (for budget 6)
 // target/bench/replan.json from bench/replan (scripts/bench.sh does both).
 import { execFileSync } from 'node:child_process';
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { bigDocument, hugeDocuments } from './bigdoc.mjs';
 import { DATA, PORT, Results, launch, root, useServer } from './lib.mjs';
 import { budgetTab, firstRender } from './load.mjs';
+import { openingBig } from './open-big.mjs';
 import { startServer } from './serve.mjs';
 import { sideBySide, standinDir } from './sidebyside.mjs';
 import { sizes } from './size.mjs';
@@ -58,6 +59,7 @@ const sections = [
   ['tokenizer', 'budgets 4 and 5: tokenizer worker vs gpt-tokenizer', (b) => tokenizer(results, b), 4],
   ['big', 'budget 3 (and 6 in the browser): the 2,000-message envelope', (b) => bigDocument(results, b), 3],
   ['huge', 'budget 3: the window at 100,000 segments (10,000 messages; one message)', (b) => hugeDocuments(results, b), 3],
+  ['opening', 'issue 12: opening 100,000 segments without freezing (≤ 5 MB and > 5 MB), and the Budget tab', (b) => openingBig(results, b), 3],
 ];
 for (const [name, title, fn, budget] of sections) {
   if (!want(name)) continue;

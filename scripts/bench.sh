@@ -7,7 +7,7 @@
 # for the side by side with the React stand-in (section sbs: its table is
 # printed last; the stand-in is built once into target/react-standin).
 #
-# Usage: scripts/bench.sh [--only size,sbs,load,budget-tab,tokenizer,big,huge,replan,hostile]
+# Usage: scripts/bench.sh [--only size,sbs,load,budget-tab,tokenizer,big,huge,opening,replan,hostile]
 #        scripts/bench.sh --profile   # also: CPU profiles by Rust function of
 #          opening the big envelope and of a Budget-tab limit change (builds
 #          pep-app with function names into target/bench-prof: ~3 more minutes)

@@ -181,6 +181,11 @@ impl Doc {
             .clone()
     }
 
+    /// Whether the OpenAI Chat export is made already.
+    pub fn openai_made(&self) -> bool {
+        self.openai.get().is_some()
+    }
+
     /// The export to `target` if it is at hand: OpenAI Chat always, the
     /// others once the engine has made them.
     pub fn export_ready(&self, target: Target) -> Option<Export> {
@@ -206,33 +211,6 @@ impl Doc {
     /// Reads `bytes` as a document.
     pub fn load(source: Source, bytes: &[u8]) -> Result<Arc<Doc>, Vec<Diagnostic>> {
         envelope::parse_bytes(bytes).map(|l| Doc::new(source, l))
-    }
-
-    /// Reads the user's bytes: an envelope here; JSON not meant as one
-    /// (`parse::meant_as_envelope`) is a request for the engine. Text that
-    /// is not UTF-8 JSON gets its error here, whatever it was meant to be.
-    pub fn read(source: Source, bytes: &[u8]) -> Reading {
-        let text = match parse::utf8(bytes) {
-            Ok(t) => t,
-            Err(e) => return Reading::Done(Err(vec![e])),
-        };
-        let (value, duplicates) = match parse::read_json(text) {
-            Ok(read) => read,
-            Err(e) => return Reading::Done(Err(vec![e])),
-        };
-        if parse::meant_as_envelope(&value) {
-            // Duplicate keys are errors; the rest is still checked (as `parse` does).
-            let read = parse::from_value(value);
-            Reading::Done(match (read, duplicates.is_empty()) {
-                (Ok(l), true) => Ok(Doc::new(source, l)),
-                (Ok(_), false) => Err(duplicates),
-                (Err(more), _) => Err(duplicates.into_iter().chain(more).collect()),
-            })
-        } else if !duplicates.is_empty() {
-            Reading::Done(Err(duplicates))
-        } else {
-            Reading::Import(text.to_string())
-        }
     }
 
     /// The document with `envelope` (an edit of its own) in its place: the

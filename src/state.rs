@@ -24,6 +24,34 @@ pub const OPENING_KEY: &str = "pep/v1/opening";
 const STORAGE_UNITS: usize = 4_900_000;
 /// Storage key of UI preferences.
 pub const PREFS_KEY: &str = "pep/v1/prefs";
+/// Documents of at least this many bytes are read in steps, each in a task
+/// of its own with a frame painted between them, under a progress line with
+/// Cancel (issue 12: the page never freezes). Smaller ones are read at once.
+pub const STAGED_FROM: usize = 512 * 1024;
+/// The steps of reading a big document (for the progress bar).
+pub const LOADING_STEPS: u32 = 5;
+
+/// A big document being opened: which, and how far. The document on screen
+/// stays until it is ready; Cancel drops it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loading {
+    /// Its source's label (a file name).
+    pub what: String,
+    /// Steps done, of [`LOADING_STEPS`].
+    pub step: u32,
+    /// What is being done now ("Checking 100,000 segments…").
+    pub doing: String,
+}
+
+/// `n` with thousands separators.
+fn n(x: usize) -> String {
+    envelope::display::thousands(x as u64)
+}
+
+/// "62.2 MB".
+pub fn megabytes(bytes: usize) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
 
 /// A document that failed to load: where it came from and every error, or
 /// why the engine could not import it (with what to try again).
@@ -69,6 +97,8 @@ pub struct Session {
     pub notices: RwSignal<Vec<Notice>>,
     /// What the engine is importing now (its source's label), if anything.
     pub importing: RwSignal<Option<String>>,
+    /// A big document being read on the page, step by step.
+    pub loading: RwSignal<Option<Loading>>,
     /// Counts opens: only the latest one's result is applied.
     opening: StoredValue<u64>,
     /// The lineage whose edits could not be saved (said once).
@@ -84,6 +114,7 @@ impl Session {
             warnings_dismissed: RwSignal::new(false),
             notices: RwSignal::new(Vec::new()),
             importing: RwSignal::new(None),
+            loading: RwSignal::new(None),
             unsafe_restore: RwSignal::new(0),
             opening: StoredValue::new(0),
             save_failed: StoredValue::new(None),
@@ -115,17 +146,16 @@ impl Session {
     /// errors are listed and nothing else changes. Resolves to whether it
     /// loaded (false too when a later open overtook it).
     pub async fn open_user_document(self, source: Source, bytes: Arc<[u8]>) -> bool {
-        let Some(seq) = self.opening.try_update_value(|n| {
-            *n += 1;
-            *n
-        }) else {
+        let Some(seq) = self.start_open() else { return false };
+        let Some(reading) = self.read(seq, &source, &bytes).await else {
+            // Cancelled, or overtaken by a later open.
             return false;
         };
-        let text = match Doc::read(source.clone(), &bytes) {
+        self.loading.try_set(None);
+        let text = match reading {
             Reading::Done(Ok(doc)) => {
-                let text = String::from_utf8_lossy(&bytes).into_owned();
                 self.importing.try_set(None);
-                return self.accept(doc, text);
+                return self.accept(doc, &bytes);
             }
             Reading::Done(Err(errors)) => {
                 self.importing.try_set(None);
@@ -144,7 +174,7 @@ impl Session {
             Ok(worker::import::Reply::Imported { format, label, envelope, notices }) => {
                 let origin = Origin { format, label, notices };
                 match envelope::parse(&envelope) {
-                    Ok(loaded) => self.accept(Doc::with_origin(source, loaded, Some(origin)), envelope),
+                    Ok(loaded) => self.accept(Doc::with_origin(source, loaded, Some(origin)), envelope.as_bytes()),
                     // The engine's envelope always reads; if it ever does not, say so.
                     Err(errors) => {
                         self.fail(LoadFailure { source: source.label(), errors, engine: None });
@@ -168,20 +198,111 @@ impl Session {
         self.load_failure.try_set(Some(failure));
     }
 
+    /// Starts an open: the opens started before it are dropped when they
+    /// next look. `None` when the session is gone.
+    fn start_open(&self) -> Option<u64> {
+        self.opening.try_update_value(|n| {
+            *n += 1;
+            *n
+        })
+    }
+
+    /// Whether the open `seq` is still the one wanted (not cancelled or overtaken).
+    fn is_current(&self, seq: u64) -> bool {
+        self.opening.try_get_value() == Some(seq)
+    }
+
+    /// Cancel: the document being opened or imported is dropped when its
+    /// current step ends; the one on screen stays as it is.
+    pub fn cancel_loading(&self) {
+        self.start_open();
+        self.loading.set(None);
+        self.importing.set(None);
+    }
+
+    /// Reads the user's bytes: an envelope here; JSON not meant as one
+    /// (`parse::meant_as_envelope`) is a request for the engine. Text that
+    /// is not UTF-8 JSON gets its error here, whatever it was meant to be.
+    /// A document of [`STAGED_FROM`] bytes or more is read in steps (JSON;
+    /// the structure; the rules of §3; what the views need), each in a task
+    /// of its own after a painted frame that shows the progress: no task
+    /// holds the page for the whole read. `None` when the open was cancelled
+    /// or overtaken meanwhile.
+    async fn read(self, seq: u64, source: &Source, bytes: &[u8]) -> Option<Reading> {
+        let what = source.label();
+        let staged = bytes.len() >= STAGED_FROM;
+        let step = |step: u32, doing: String| {
+            if staged {
+                self.loading.try_set(Some(Loading { what: what.clone(), step, doing }));
+            }
+        };
+        let go_on = || async move {
+            if staged {
+                browser::after_next_paint().await;
+            }
+            self.is_current(seq)
+        };
+        step(1, format!("reading the JSON ({})…", megabytes(bytes.len())));
+        if !go_on().await {
+            return None;
+        }
+        let text = match envelope::parse::utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => return Some(Reading::Done(Err(vec![e]))),
+        };
+        let (value, duplicates) = match envelope::parse::read_json(text) {
+            Ok(read) => read,
+            Err(e) => return Some(Reading::Done(Err(vec![e]))),
+        };
+        if !envelope::parse::meant_as_envelope(&value) {
+            return Some(if duplicates.is_empty() {
+                Reading::Import(text.to_string())
+            } else {
+                Reading::Done(Err(duplicates))
+            });
+        }
+        let list = value.get("messages").and_then(serde_json::Value::as_array);
+        let messages = list.map_or(0, Vec::len);
+        let segments: usize = list.map_or(0, |l| {
+            l.iter().map(|m| m.get("segments").and_then(serde_json::Value::as_array).map_or(0, Vec::len)).sum()
+        });
+        step(2, format!("reading {} messages and {} segments…", n(messages), n(segments)));
+        if !go_on().await {
+            return None;
+        }
+        let decoded = envelope::parse::Decoded::of(&value);
+        step(3, format!("checking {} segments against the protocol's rules…", n(segments)));
+        if !go_on().await {
+            return None;
+        }
+        let checked = decoded.check(value);
+        let loaded = match (checked, duplicates.is_empty()) {
+            (Ok(l), true) => l,
+            (Ok(_), false) => return Some(Reading::Done(Err(duplicates))),
+            (Err(more), _) => return Some(Reading::Done(Err(duplicates.into_iter().chain(more).collect()))),
+        };
+        step(4, "preparing the view…".into());
+        if !go_on().await {
+            return None;
+        }
+        Some(Reading::Done(Ok(Doc::new(source.clone(), loaded))))
+    }
+
     /// Makes `doc` the user document and saves `text` (its envelope) for
     /// the next visit; a document too large for storage still opens, with
     /// a notice.
-    fn accept(&self, doc: Arc<Doc>, text: String) -> bool {
+    fn accept(&self, doc: Arc<Doc>, bytes: &[u8]) -> bool {
         self.load_failure.try_set(None);
         // localStorage keeps about 5 million UTF-16 units per site:
         // do not spend time encoding what cannot fit.
-        let saved = if text.encode_utf16().count() > STORAGE_UNITS {
-            Err(format!("it is {:.1} MB, more than the browser's storage keeps (about 5 MB)", text.len() as f64 / 1e6))
+        let saved = if !fits_storage(bytes) {
+            Err(format!("it is {}, more than the browser's storage keeps (about 5 MB)", megabytes(bytes.len())))
         } else {
             let name = match &doc.source {
                 Source::File(n) => Some(n.clone()),
                 _ => None,
             };
+            let text = String::from_utf8_lossy(bytes).into_owned();
             browser::save(DOC_KEY, &StoredDocument { name, text, imported: doc.origin.clone() })
         };
         if let Err(e) = saved {
@@ -263,6 +384,19 @@ impl Session {
             Err(e) => self.notify(format!("The saved document could not be read ({e}); starting without it."), true),
         }
     }
+}
+
+/// Whether UTF-8 `bytes` are at most [`STORAGE_UNITS`] UTF-16 units (each
+/// character of 1–3 bytes is one unit, of 4 bytes two): counted only when
+/// the byte length cannot tell.
+fn fits_storage(bytes: &[u8]) -> bool {
+    if bytes.len() <= STORAGE_UNITS {
+        return true;
+    }
+    if bytes.len() > 3 * STORAGE_UNITS {
+        return false;
+    }
+    String::from_utf8_lossy(bytes).encode_utf16().count() <= STORAGE_UNITS
 }
 
 impl Default for Session {
@@ -557,6 +691,20 @@ mod tests {
         let doc = StoredDocument { name: Some("r.json".into()), text: "{}".into(), imported: Some(origin.clone()) };
         let back: StoredDocument = serde_json::from_str(&serde_json::to_string(&doc).unwrap()).unwrap();
         assert_eq!(back.imported, Some(origin));
+    }
+
+    #[test]
+    fn storage_fit_is_told_by_length_and_counted_only_between() {
+        assert!(fits_storage(b"{}"));
+        assert!(fits_storage(&vec![b'a'; STORAGE_UNITS]));
+        assert!(!fits_storage(&vec![b'a'; STORAGE_UNITS + 1]));
+        // 3-byte characters: one unit each, so 3 × STORAGE_UNITS bytes fit exactly.
+        let cjk = "中".repeat(STORAGE_UNITS / 2);
+        assert!(fits_storage(cjk.as_bytes()), "{} bytes, {} units", cjk.len(), STORAGE_UNITS / 2);
+        assert!(!fits_storage(&vec![b'a'; 3 * STORAGE_UNITS + 1]));
+        // 4-byte characters: two units for four bytes.
+        let emoji = "😀".repeat(STORAGE_UNITS / 2 + 1);
+        assert!(!fits_storage(emoji.as_bytes()));
     }
 
     #[test]

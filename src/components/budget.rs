@@ -237,11 +237,54 @@ fn CacheChart(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
 #[component]
 fn PartsTable(counted: Arc<Counted>) -> impl IntoView {
     let budget = Budget::expect();
-    let rows: Vec<AnyView> = counted
-        .parts
+    let total = counted.parts.len();
+    // Rows are rendered a page at a time (at 100,000 parts, one table of
+    // every row costs seconds of the main thread).
+    let shown = RwSignal::new(PARTS_PAGE.min(total));
+    // One slot per page, rendered once when "show more" reaches it.
+    let pages: Vec<AnyView> = (0..total.div_ceil(PARTS_PAGE))
+        .map(|k| {
+            let start = k * PARTS_PAGE;
+            let on = Memo::new(move |_| shown.get() > start);
+            let counted = counted.clone();
+            (move || on.get().then(|| part_rows(&counted, budget, start..(start + PARTS_PAGE).min(total)))).into_any()
+        })
+        .collect();
+    let more = move || {
+        let left = total - shown.get();
+        (left > 0).then(|| {
+            let next = left.min(PARTS_PAGE);
+            view! {
+                <button type="button" class="btn small" data-testid="parts-more"
+                    on:click=move |_| shown.update(|n| *n = (*n + PARTS_PAGE).min(total))>
+                    {format!("Show {} more parts ({} not shown)", fmt_int(next as u64), fmt_int(left as u64))}
+                </button>
+            }
+        })
+    };
+    view! {
+        <section class="budget-section">
+            <h3>"Parts"</h3>
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Parts">
+                <table class="parts" data-testid="parts-table">
+                    <thead><tr><th>"Part"</th><th>"Role"</th><th>"Priority"</th><th>"Tokens"</th><th>"State"</th></tr></thead>
+                    <tbody>{pages}</tbody>
+                </table>
+            </div>
+            {more}
+        </section>
+    }
+}
+
+/// Parts-table rows rendered per "show more".
+const PARTS_PAGE: usize = 500;
+
+/// The rows of the parts `range`.
+fn part_rows(counted: &Counted, budget: Budget, range: std::ops::Range<usize>) -> Vec<AnyView> {
+    counted.parts[range.clone()]
         .iter()
-        .enumerate()
-        .map(|(i, p)| {
+        .zip(range)
+        .map(|(p, i)| {
             // The part's own flag: a re-plan touches only the rows that flip.
             let kept = move || budget.kept(i);
             view! {
@@ -255,18 +298,7 @@ fn PartsTable(counted: Arc<Counted>) -> impl IntoView {
             }
             .into_any()
         })
-        .collect();
-    view! {
-        <section class="budget-section">
-            <h3>"Parts"</h3>
-            <div class="table-scroll" tabindex="0" role="region" aria-label="Parts">
-                <table class="parts" data-testid="parts-table">
-                    <thead><tr><th>"Part"</th><th>"Role"</th><th>"Priority"</th><th>"Tokens"</th><th>"State"</th></tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
-        </section>
-    }
+        .collect()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

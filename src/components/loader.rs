@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use crate::browser;
 use crate::doc::Source;
 use crate::nav::{Navigator, Target};
-use crate::state::{LoadFailure, Session};
+use crate::state::{LoadFailure, Session, LOADING_STEPS};
 
 /// What the user can open, for titles and hints.
 const OPENS: &str = "an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request";
@@ -139,7 +139,7 @@ pub fn PasteButton() -> impl IntoView {
             }
         });
     };
-    let busy = move || session.importing.with(Option::is_some);
+    let busy = move || session.importing.with(Option::is_some) || session.loading.with(Option::is_some);
     view! {
         <button type="button" class="btn" node_ref=opener aria-haspopup="dialog" data-testid="paste-open"
             on:click=move |_| open.set(true)>
@@ -164,8 +164,14 @@ pub fn PasteButton() -> impl IntoView {
             </Show>
             <div class="row">
                 <button type="button" class="btn primary" data-testid="paste-load" on:click=load.clone()
-                    disabled=busy>{move || if busy() { "Importing…" } else { "Load" }}</button>
-                <button type="button" class="btn" data-testid="paste-cancel" on:click=move |_| open.set(false)>"Cancel"</button>
+                    disabled=busy>{move || if busy() { "Opening…" } else { "Load" }}</button>
+                // Cancel also stops an open in progress (the document on screen stays).
+                <button type="button" class="btn" data-testid="paste-cancel" on:click=move |_| {
+                    if busy() {
+                        session.cancel_loading();
+                    }
+                    open.set(false);
+                }>"Cancel"</button>
             </div>
         </dialog>
     }
@@ -225,19 +231,51 @@ pub fn LoadErrors(
     }
 }
 
-/// While the engine imports a request: what, and that the view stays.
+/// While the engine imports a request, or a big document is read on the
+/// page: what, how far, that the view on screen stays, and Cancel (which
+/// keeps it). One live region that stays in the page, so that each step is
+/// announced.
 #[component]
 pub fn ImportProgress() -> impl IntoView {
     let session = Session::expect();
-    move || {
+    let importing = move || {
         session.importing.get().map(|what| {
             view! {
-                <div class="notice progress" role="status" data-testid="import-progress">
+                <div class="notice progress" data-testid="import-progress">
                     <span class="spinner" aria-hidden="true"></span>
-                    {format!(" Importing {what}: reading the request in the engine (a Web Worker, loaded once)…")}
+                    <span>{format!(" Importing {what}: reading the request in the engine (a Web Worker, loaded once)…")}</span>
                 </div>
             }
         })
+    };
+    // The line is built once per load (each step changes its text only):
+    // a keyboard user's focus on Cancel survives the steps.
+    let loading = Memo::new(move |_| session.loading.with(Option::is_some));
+    let loading = move || loading.get().then(|| view! { <LoadingLine/> });
+    view! { <div class="load-status" role="status" aria-live="polite">{importing}{loading}</div> }
+}
+
+/// A big document being read: its step, a bar, and Cancel.
+#[component]
+fn LoadingLine() -> impl IntoView {
+    let session = Session::expect();
+    let step_text = move || {
+        session.loading.with(|l| {
+            l.as_ref()
+                .map(|l| {
+                    format!(" Opening {}: {} The document on screen stays until this one is ready.", l.what, l.doing)
+                })
+                .unwrap_or_default()
+        })
+    };
+    let step = move || session.loading.with(|l| l.as_ref().map_or(0, |l| l.step));
+    view! {
+        <div class="notice progress" data-testid="load-progress">
+            <span class="spinner" aria-hidden="true"></span>
+            <span data-testid="load-step">{step_text}</span>
+            <progress max=LOADING_STEPS value=step aria-label="Opening progress"></progress>
+            <button type="button" class="btn small" data-testid="load-cancel" on:click=move |_| session.cancel_loading()>"Cancel"</button>
+        </div>
     }
 }
 

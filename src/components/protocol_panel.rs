@@ -45,7 +45,8 @@ fn lines_of(ix: LineIndex) -> Lines {
 pub enum ExportState {
     /// No document.
     Empty,
-    /// The engine is making it.
+    /// The engine is making it (OpenAI Chat: the page, after the first
+    /// screen is painted).
     Preparing(Target),
     Ready(Export),
     /// The engine could not make it: why.
@@ -125,6 +126,25 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
         };
         let seq = asked.get_value() + 1;
         asked.set_value(seq);
+        // The OpenAI Chat request of a new document is made a frame later, in
+        // a task of its own (for 100,000 segments, hundreds of ms that the
+        // first screen does not wait for).
+        if t == Target::OpenaiChat && !d.openai_made() {
+            export.set(ExportState::Preparing(t));
+            leptos::task::spawn_local(async move {
+                browser::after_next_paint().await;
+                if asked.try_get_value() != Some(seq) {
+                    return;
+                }
+                let made = d.openai_export();
+                // Its view (lines, folds, message entries) in a task of its own.
+                browser::yield_now().await;
+                if asked.try_get_value() == Some(seq) {
+                    export.try_set(ExportState::Ready(made));
+                }
+            });
+            return;
+        }
         if let Some(e) = d.export_ready(t) {
             export.set(ExportState::Ready(e));
             return;
@@ -298,7 +318,11 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                     ExportState::Preparing(t) => view! {
                         <p class="muted pad" data-testid="export-preparing" role="status">
                             <span class="spinner" aria-hidden="true"></span>
-                            {format!(" Preparing the {} export in the engine (a Web Worker, loaded once)…", t.label())}
+                            {if t == Target::OpenaiChat {
+                                format!(" Preparing the {} request…", t.label())
+                            } else {
+                                format!(" Preparing the {} export in the engine (a Web Worker, loaded once)…", t.label())
+                            }}
                         </p>
                     }.into_any(),
                     ExportState::Failed(t, e) => view! {

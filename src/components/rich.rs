@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use envelope::display::shown;
 use envelope::jsonview::highlight_line;
 use envelope::template::{pieces, Piece};
 use leptos::prelude::*;
@@ -50,7 +51,10 @@ pub fn Markdown(
         let held = fallback.filter(|_| !forced.get());
         let rendered = match held {
             Some(_) => None,
-            None => markdown::render(&source, &vars, if consent.allowed() { Remote::Load } else { Remote::Hold }),
+            // Absurd runs of combining marks collapsed (display only).
+            None => {
+                markdown::render(&shown(&source), &vars, if consent.allowed() { Remote::Load } else { Remote::Hold })
+            }
         };
         match rendered {
             Some(html) => view! { <div class="md" inner_html=html></div> }.into_any(),
@@ -98,7 +102,7 @@ fn var_pieces(text: &str, doc: &Doc) -> Vec<AnyView> {
     pieces(text, &|n: &str| doc.vars.get(n))
         .into_iter()
         .map(|p| match p {
-            Piece::Text(t) => t.to_string().into_any(),
+            Piece::Text(t) => shown(t).into_owned().into_any(),
             Piece::Var { name, value } => var_mark(name, value).into_any(),
         })
         .collect()
@@ -111,7 +115,7 @@ pub fn var_mark(name: &str, value: &str) -> impl IntoView {
         <mark class="var" data-var=name.to_string()
             aria-describedby=format!("{}{name}", envelope::markdown::VAR_DESCRIPTION_PREFIX)
             title=format!("{{{{{name}}}}}")>
-            {value.to_string()}
+            {shown(value).into_owned()}
         </mark>
     }
 }
@@ -141,16 +145,27 @@ pub fn JsonBlock(#[prop(into)] text: String) -> impl IntoView {
 /// One coloured line of JSON (without its line break), a long `data:` URL abbreviated
 /// (`envelope::jsonview::abbreviate_data_url`; the text itself stays whole).
 pub fn json_line_abbrev(line: &str) -> impl IntoView {
+    use envelope::jsonview::{abbreviate_data_url, cut_long_string, Token};
     let runs: Vec<AnyView> = highlight_line(line)
         .into_iter()
         .map(|(t, s)| {
-            let shown = match t {
-                envelope::jsonview::Token::Str => envelope::jsonview::abbreviate_data_url(s),
+            // A long `data:` URL, or a string over 20 KB (issue 12: one line of
+            // megabytes costs seconds of layout), shown cut.
+            let abbr = match t {
+                Token::Str | Token::Key => abbreviate_data_url(s).or_else(|| {
+                    cut_long_string(s).map(|(head, hidden)| {
+                        format!(
+                            "{} \u{27e8}{} more characters: Copy or Download give them all\u{27e9}",
+                            shown(head),
+                            envelope::display::thousands(hidden as u64)
+                        )
+                    })
+                }),
                 _ => None,
             };
-            match shown {
+            match abbr {
                 Some(short) => view! { <span class=format!("{} j-abbr", t.class()) title="Shown abbreviated; Copy and Download keep it whole">{short}</span> }.into_any(),
-                None => view! { <span class=t.class()>{s.to_string()}</span> }.into_any(),
+                None => view! { <span class=t.class()>{shown(s).into_owned()}</span> }.into_any(),
             }
         })
         .collect();
@@ -161,7 +176,7 @@ pub fn json_line_abbrev(line: &str) -> impl IntoView {
 pub fn json_line(line: &str) -> impl IntoView {
     let runs: Vec<AnyView> = highlight_line(line)
         .into_iter()
-        .map(|(t, s)| view! { <span class=t.class()>{s.to_string()}</span> }.into_any())
+        .map(|(t, s)| view! { <span class=t.class()>{shown(s).into_owned()}</span> }.into_any())
         .collect();
     view! { <span class="jl">{runs}"\n"</span> }
 }

@@ -14,6 +14,7 @@ import { hostileEnvelope } from './hostile.mjs';
 import { shipTests } from './ship.mjs';
 import { bigEnvelope, oneMessageEnvelope } from '../../bench/gen.mjs';
 import { registerA11y } from './a11y.mjs';
+import { registerLoad } from './load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -1699,6 +1700,7 @@ test('edit and share on a phone (390 × 844): nothing overflows', async (browser
   await context.close();
 });
 registerA11y({ test, newPage, BASE, DEMOS, root, shotDir });
+registerLoad({ test, newPage, BASE, root, input, openFile, pep, bigEnvelope });
 
 // ---- runner ----
 const server = await startServer(join(root, 'dist'), PORT);

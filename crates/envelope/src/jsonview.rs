@@ -210,9 +210,39 @@ pub fn abbreviate_data_url(token: &str) -> Option<String> {
     Some(format!("\"{}… ({} chars)\"", &inner[..cut], crate::display::thousands(inner.chars().count() as u64)))
 }
 
+/// A JSON string token longer than this many bytes is shown cut (issue 12):
+/// one line of megabytes (the OpenAI request of a message of 100,000
+/// segments is one `content` string) costs the browser's layout seconds.
+pub const STRING_SHOWN_BYTES: usize = 20_000;
+
+/// A string token longer than [`STRING_SHOWN_BYTES`] as the view shows it:
+/// its first bytes (cut at a character boundary) and how many characters
+/// are left out. The text itself (copy, download) keeps it whole. `None`
+/// for a shorter token.
+pub fn cut_long_string(token: &str) -> Option<(&str, usize)> {
+    if token.len() <= STRING_SHOWN_BYTES {
+        return None;
+    }
+    let mut cut = STRING_SHOWN_BYTES;
+    while !token.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Some((&token[..cut], token[cut..].chars().count()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_strings_are_cut_at_a_character_boundary() {
+        assert_eq!(cut_long_string("\"short\""), None);
+        let long = format!("\"{}\"", "é".repeat(STRING_SHOWN_BYTES));
+        let (shown, hidden) = cut_long_string(&long).unwrap();
+        assert!(shown.len() <= STRING_SHOWN_BYTES && shown.len() > STRING_SHOWN_BYTES - 4);
+        assert_eq!(shown.chars().count() + hidden, long.chars().count(), "nothing lost in the count");
+        assert!(long.starts_with(shown));
+    }
 
     #[test]
     fn colours_keys_strings_numbers_and_literals() {

@@ -116,16 +116,47 @@ pub fn syntax_error(e: &serde_json::Error) -> Diagnostic {
 
 /// Reads a document from an already-parsed JSON value.
 pub fn from_value(raw: Value) -> Result<Loaded, Vec<Diagnostic>> {
-    let mut d = Decoder::default();
-    let envelope = d.envelope(&raw);
-    let mut diags = d.errors;
-    if let Some(envelope) = &envelope {
-        diags.extend(validate::check(envelope, &d.locator, d.incomplete));
+    let decoded = Decoded::of(&raw);
+    decoded.check(raw)
+}
+
+/// The structural pass done, the semantic one still to run: reading split
+/// in two steps so that a caller with a deadline (the app, between frames)
+/// can run each in its own task. `Decoded::of(&raw).check(raw)` is
+/// [`from_value`].
+#[derive(Debug)]
+pub struct Decoded {
+    envelope: Option<Envelope>,
+    errors: Vec<Diagnostic>,
+    locator: Locator,
+    incomplete: bool,
+}
+
+impl Decoded {
+    /// The structural pass over `raw`.
+    pub fn of(raw: &Value) -> Decoded {
+        let mut d = Decoder::default();
+        let envelope = d.envelope(raw);
+        Decoded { envelope, errors: d.errors, locator: d.locator, incomplete: d.incomplete }
     }
-    let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(|d| d.is_error());
-    match envelope {
-        Some(envelope) if errors.is_empty() => Ok(Loaded { envelope, raw, warnings }),
-        _ => Err(errors),
+
+    /// How many messages and segments decoded (for progress).
+    pub fn size(&self) -> (usize, usize) {
+        self.envelope.as_ref().map_or((0, 0), |e| (e.messages.len(), e.messages.iter().map(|m| m.segments.len()).sum()))
+    }
+
+    /// The semantic pass ([`crate::validate`]): the document (with `raw`,
+    /// the value it was decoded from) and its warnings, or every error.
+    pub fn check(self, raw: Value) -> Result<Loaded, Vec<Diagnostic>> {
+        let Decoded { envelope, mut errors, locator, incomplete } = self;
+        if let Some(envelope) = &envelope {
+            errors.extend(validate::check(envelope, &locator, incomplete));
+        }
+        let (errors, warnings): (Vec<_>, Vec<_>) = errors.into_iter().partition(|d| d.is_error());
+        match envelope {
+            Some(envelope) if errors.is_empty() => Ok(Loaded { envelope, raw, warnings }),
+            _ => Err(errors),
+        }
     }
 }
 

@@ -3,6 +3,8 @@
 //! before it sets any remote `src`; this says how much there is and from where,
 //! so the question can name the hosts.
 
+use std::collections::HashSet;
+
 use crate::markdown::is_remote;
 
 use crate::{Envelope, Segment};
@@ -15,6 +17,9 @@ pub struct RemoteMedia {
     pub count: usize,
     /// Their hosts, lowercased, in first-seen order, without repeats.
     pub hosts: Vec<String>,
+    /// The same hosts, for the repeat test (linear in the URLs, whatever
+    /// the number of distinct hosts).
+    seen: HashSet<String>,
 }
 
 impl RemoteMedia {
@@ -25,7 +30,8 @@ impl RemoteMedia {
     fn add(&mut self, url: &str) {
         self.count += 1;
         let host = host(url);
-        if !self.hosts.contains(&host) {
+        if !self.seen.contains(&host) {
+            self.seen.insert(host.clone());
             self.hosts.push(host);
         }
     }
@@ -74,7 +80,7 @@ fn markdown_images(text: &str, out: &mut RemoteMedia) {
         return;
     }
     // Labels of reference images (`![alt][label]`, `![label][]`, `![label]`), lowercased.
-    let mut labels: Vec<String> = Vec::new();
+    let mut labels: HashSet<String> = HashSet::new();
     for (at, _) in text.match_indices("![") {
         let rest = &text[at + 2..];
         let Some(close) = rest.find(']') else { continue };
@@ -87,9 +93,9 @@ fn markdown_images(text: &str, out: &mut RemoteMedia) {
             }
         } else if let Some(r) = after.strip_prefix('[') {
             let label = r.find(']').map_or("", |e| &r[..e]);
-            labels.push(if label.is_empty() { alt } else { label }.to_ascii_lowercase());
+            labels.insert(if label.is_empty() { alt } else { label }.to_ascii_lowercase());
         } else {
-            labels.push(alt.to_ascii_lowercase());
+            labels.insert(alt.to_ascii_lowercase());
         }
     }
     if labels.is_empty() {
@@ -101,7 +107,7 @@ fn markdown_images(text: &str, out: &mut RemoteMedia) {
         let Some(r) = line.strip_prefix('[') else { continue };
         let Some(e) = r.find("]:") else { continue };
         let dest = r[e + 2..].trim_start_matches([' ', '<']);
-        if labels.iter().any(|l| l.eq_ignore_ascii_case(&r[..e])) && starts_remote(dest) {
+        if starts_remote(dest) && labels.contains(&r[..e].to_ascii_lowercase()) {
             out.add(dest.split([' ', '>']).next().unwrap_or(dest));
         }
     }
@@ -133,6 +139,27 @@ mod tests {
         let r = remote_media(&e);
         assert_eq!(r.count, 4, "{r:?}");
         assert_eq!(r.hosts, ["picsum.photos", "files.example.com:8080", "cdn.example"]);
+    }
+
+    #[test]
+    fn many_hosts_and_labels_stay_linear() {
+        // 20,000 distinct hosts, and 20,000 reference images with their definitions.
+        let n = 20_000;
+        let mut text = String::new();
+        for i in 0..n {
+            text.push_str(&format!("![a](https://h{i}.example/x.png) ![r{i}]\n"));
+        }
+        for i in 0..n {
+            text.push_str(&format!("[r{i}]: https://d{i}.example/y.png\n"));
+        }
+        let json = serde_json::json!({"version":"1.0","messages":[{"id":"u","role":"user","timestamp":0,
+            "segments":[{"kind":"text","content":text}]}]});
+        let e = crate::parse(&json.to_string()).expect("valid").envelope;
+        let t = std::time::Instant::now();
+        let r = remote_media(&e);
+        assert_eq!((r.count, r.hosts.len()), (2 * n, 2 * n));
+        // Quadratic (a list searched per URL, per definition) took minutes here.
+        assert!(t.elapsed().as_millis() < 5_000, "{:?}", t.elapsed());
     }
 
     #[test]

@@ -58,7 +58,7 @@ pub fn ToolCallResultSegment(segment: ToolCallResult, at: At) -> impl IntoView {
                     </button>
                 </div>
             })}
-            {move || open.get().then(|| view! { <pre class="result-body" tabindex="0" role="region" aria-label="Result">{result.clone()}</pre> })}
+            {move || open.get().then(|| view! { <pre class="result-body" tabindex="0" role="region" aria-label="Result">{envelope::display::shown(&result).into_owned()}</pre> })}
         </div>
     }
 }
