@@ -47,6 +47,7 @@ pub fn Markdown(
     // Pathological or very large Markdown stays plain until asked (issue 12).
     let fallback = envelope::display::markdown_fallback(&source);
     let forced = RwSignal::new(false);
+    let whole = RwSignal::new(false);
     move || {
         let held = fallback.filter(|_| !forced.get());
         let rendered = match held {
@@ -59,7 +60,24 @@ pub fn Markdown(
         match rendered {
             Some(html) => view! { <div class="md" inner_html=html></div> }.into_any(),
             None => {
-                let blocks: Vec<AnyView> = source
+                // Very long text is shown cut until asked (Copy and Download keep it whole).
+                let (text, hidden) = if whole.get() {
+                    (source.as_str(), 0)
+                } else {
+                    envelope::display::head(&source, envelope::display::PLAIN_MAX_BYTES)
+                };
+                let cut_note = (hidden > 0).then(|| {
+                    view! {
+                        <p class="fallback-note" data-testid="text-cut">
+                            {format!(
+                                "{} more characters are not shown (Copy or Download give the whole text).",
+                                envelope::display::thousands(hidden as u64),
+                            )}" "
+                            <button type="button" class="btn small" on:click=move |_| whole.set(true)>"Show all (slow)"</button>
+                        </p>
+                    }
+                });
+                let blocks: Vec<AnyView> = text
                     .split("\n\n")
                     .map(|b| b.trim_matches(['\r', '\n']))
                     .filter(|b| !b.trim().is_empty())
@@ -73,10 +91,11 @@ pub fn Markdown(
                                 <button type="button" class="btn small" on:click=move |_| forced.set(true)>"Render as Markdown"</button>
                             </p>
                             {blocks}
+                            {cut_note}
                         </div>
                     }
                     .into_any(),
-                    None => view! { <div class="md md-plain">{blocks}</div> }.into_any(),
+                    None => view! { <div class="md md-plain">{blocks}{cut_note}</div> }.into_any(),
                 }
             }
         }

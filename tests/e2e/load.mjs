@@ -146,4 +146,40 @@ export function registerLoad({ test, newPage, BASE, root, input, openFile, pep, 
     assert.deepEqual(page.errors, []);
     await context.close();
   });
+
+  test('a 30 MB text field opens cut with a note, the page keeps answering, Download keeps it whole', async (browser) => {
+    const line = 'All work and no play makes a very long prompt. '.repeat(20) + '\n';
+    const content = line.repeat(Math.ceil(30_000_000 / line.length));
+    const file = input('text-30mb.envelope.json', () => ({
+      version: '1.0',
+      messages: [{ id: 'long', role: 'user', timestamp: 1767225600000, segments: [{ kind: 'text', content }] }],
+    }));
+    const { context, page } = await newPage(browser);
+    await page.goto(`${BASE}/`);
+    await page.locator('[data-message-id]').first().waitFor();
+    await page.evaluate(heartbeat);
+    const t = Date.now();
+    await page.getByTestId('open-file').setInputFiles(file);
+    const seg = page.locator('[data-message-id="long"] [data-kind=text]').first();
+    await seg.waitFor({ timeout: 60000 });
+    const ms = Date.now() - t;
+    assert.ok(ms < 20000, `shown after ${ms} ms`);
+    const note = seg.getByTestId('text-cut');
+    await note.waitFor({ timeout: 10000 });
+    const hidden = Number((await note.textContent()).match(/([\d,]+) more characters/)[1].replace(/,/g, ''));
+    const shown = await seg.evaluate((el) => el.textContent.length);
+    assert.ok(shown < 250_000, `at most ~200 KB shown (${shown} characters)`);
+    assert.ok(hidden > content.length - 250_000 && hidden < content.length, `the note counts what is cut (${hidden})`);
+    const { worst } = await page.evaluate(() => window.__beat());
+    assert.ok(worst < 5000, `the main thread was held at most ${worst} ms`);
+    // Download (the OpenAI export) keeps every character.
+    await page.getByTestId('tab-openai').click();
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-json').click()]);
+    const exported = JSON.parse(readFileSync(await dl.path(), 'utf8'));
+    assert.equal(exported.messages[0].content, content, 'the export has the whole text');
+    assert.ok(await seg.getByRole('button', { name: 'Show all (slow)' }).isVisible());
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  });
+
 }

@@ -215,6 +215,29 @@ fn may_have_long_cluster(text: &str, max_chars: usize) -> bool {
     false
 }
 
+/// Plain text longer than this many bytes is shown cut, with a note and an
+/// action to show it all (a browser lays out tens of megabytes of text for
+/// seconds). Copy, Download and the exports keep the whole text.
+pub const PLAIN_MAX_BYTES: usize = 200_000;
+
+/// The first `max_bytes` of `text` (cut at a character boundary, after the
+/// last line break in its final quarter when there is one), and how many
+/// characters the cut leaves out (0: `text` is whole).
+pub fn head(text: &str, max_bytes: usize) -> (&str, usize) {
+    if text.len() <= max_bytes {
+        return (text, 0);
+    }
+    let mut cut = max_bytes;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let from = cut - cut / 4;
+    if let Some(nl) = text.as_bytes()[from..cut].iter().rposition(|&b| b == b'\n') {
+        cut = from + nl + 1;
+    }
+    (&text[..cut], text[cut..].chars().count())
+}
+
 /// Markdown larger than this many bytes is shown as plain text (200 KB).
 pub const MARKDOWN_MAX_BYTES: usize = 200_000;
 /// Markdown whose block containers (block quotes, list items) nest deeper
@@ -343,6 +366,25 @@ pub fn thousands(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn head_cuts_long_text_at_a_boundary() {
+        assert_eq!(head("short", 10), ("short", 0));
+        // A multi-byte character straddling the limit is left out whole.
+        let (h, rest) = head("aé", 2);
+        assert_eq!((h, rest), ("a", 1));
+        // A line break in the last quarter is preferred.
+        let text = format!("{}\n{}", "x".repeat(90), "y".repeat(50));
+        let (h, rest) = head(&text, 100);
+        assert_eq!(h.len(), 91);
+        assert!(h.ends_with('\n'));
+        assert_eq!(rest, 50);
+        // Without one, the cut is at the limit; nothing is lost in the count.
+        let long = "é".repeat(1_000);
+        let (h, rest) = head(&long, 301);
+        assert_eq!(h.chars().count() + rest, 1_000);
+        assert_eq!(h.len(), 300);
+    }
+
     use super::*;
 
     #[test]
