@@ -61,22 +61,8 @@ pub fn Markdown(
             Some(html) => view! { <div class="md" inner_html=html></div> }.into_any(),
             None => {
                 // Very long text is shown cut until asked (Copy and Download keep it whole).
-                let (text, hidden) = if whole.get() {
-                    (source.as_str(), 0)
-                } else {
-                    envelope::display::head(&source, envelope::display::PLAIN_MAX_BYTES)
-                };
-                let cut_note = (hidden > 0).then(|| {
-                    view! {
-                        <p class="fallback-note" data-testid="text-cut">
-                            {format!(
-                                "{} more characters are not shown (Copy or Download give the whole text).",
-                                envelope::display::thousands(hidden as u64),
-                            )}" "
-                            <button type="button" class="btn small" on:click=move |_| whole.set(true)>"Show all (slow)"</button>
-                        </p>
-                    }
-                });
+                let (text, hidden) = cut(&source, whole);
+                let cut_note = (hidden > 0).then(|| cut_note(hidden, whole));
                 let blocks: Vec<AnyView> = text
                     .split("\n\n")
                     .map(|b| b.trim_matches(['\r', '\n']))
@@ -113,7 +99,37 @@ pub fn VarText(
     class: &'static str,
 ) -> impl IntoView {
     let doc = CurrentDoc::expect();
-    view! { <span class=format!("plain {class}")>{var_pieces(&text, &doc)}</span> }
+    let whole = RwSignal::new(false);
+    move || {
+        let (shown, hidden) = cut(&text, whole);
+        view! {
+            <span class=format!("plain {class}")>{var_pieces(shown, &doc)}</span>
+            {(hidden > 0).then(|| cut_note(hidden, whole))}
+        }
+    }
+}
+
+/// `text`, cut after [`envelope::display::PLAIN_MAX_BYTES`] unless `whole`
+/// is set, and how many characters the cut leaves out.
+pub fn cut(text: &str, whole: RwSignal<bool>) -> (&str, usize) {
+    if whole.get() {
+        (text, 0)
+    } else {
+        envelope::display::head(text, envelope::display::PLAIN_MAX_BYTES)
+    }
+}
+
+/// What a cut text leaves out, and "Show all" (sets `whole`).
+pub fn cut_note(hidden: usize, whole: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <span class="cut-note" data-testid="text-cut">
+            {format!(
+                "{} more characters are not shown (Copy or Download give the whole text).",
+                envelope::display::thousands(hidden as u64),
+            )}" "
+            <button type="button" class="btn small" on:click=move |_| whole.set(true)>"Show all (slow)"</button>
+        </span>
+    }
 }
 
 /// `text` as text nodes, with the session's variables substituted and marked.

@@ -147,12 +147,16 @@ export function registerLoad({ test, newPage, BASE, root, input, openFile, pep, 
     await context.close();
   });
 
-  test('a 30 MB text field opens cut with a note, the page keeps answering, Download keeps it whole', async (browser) => {
+  test('a 30 MB text field and a 1 MB tool result open cut with a note and Show all; the page keeps answering; Download keeps them whole', async (browser) => {
     const line = 'All work and no play makes a very long prompt. '.repeat(20) + '\n';
     const content = line.repeat(Math.ceil(30_000_000 / line.length));
-    const file = input('text-30mb.envelope.json', () => ({
+    const file = input('text-30mb-3.envelope.json', () => ({
       version: '1.0',
-      messages: [{ id: 'long', role: 'user', timestamp: 1767225600000, segments: [{ kind: 'text', content }] }],
+      messages: [
+        { id: 'long', role: 'user', timestamp: 1767225600000, segments: [{ kind: 'text', content }] },
+        { id: 'call', role: 'assistant', timestamp: 1767225601000, segments: [{ kind: 'tool_call_request', toolName: 'dump', arguments: {}, callId: 'c1', collapsed: false }] },
+        { id: 'res', role: 'tool', timestamp: 1767225602000, segments: [{ kind: 'tool_call_result', toolName: 'dump', callId: 'c1', success: true, collapsed: false, result: content.slice(0, 1_000_000) }] },
+      ],
     }));
     const { context, page } = await newPage(browser);
     await page.goto(`${BASE}/`);
@@ -178,6 +182,22 @@ export function registerLoad({ test, newPage, BASE, root, input, openFile, pep, 
     const exported = JSON.parse(readFileSync(await dl.path(), 'utf8'));
     assert.equal(exported.messages[0].content, content, 'the export has the whole text');
     assert.ok(await seg.getByRole('button', { name: 'Show all (slow)' }).isVisible());
+    // A long tool result is cut the same way; Show all shows every character.
+    const res = page.locator('[data-message-id="res"] [data-kind=tool_call_result]').first();
+    // (Below the long text: the window renders it once the pane is scrolled there.)
+    await page.evaluate(async () => {
+      const sc = document.querySelector('.pane.left');
+      for (let i = 0; i < 50 && !document.querySelector('[data-message-id="res"]'); i++) {
+        sc.scrollTop = sc.scrollHeight;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    });
+    await res.scrollIntoViewIfNeeded();
+    await res.getByTestId('text-cut').waitFor({ timeout: 10000 });
+    assert.ok((await res.locator('pre').evaluate((el) => el.textContent.length)) <= 200_000);
+    await res.getByRole('button', { name: 'Show all (slow)' }).click();
+    await res.getByTestId('text-cut').waitFor({ state: 'detached', timeout: 10000 });
+    assert.equal(await res.locator('pre').evaluate((el) => el.textContent.length), 1_000_000);
     assert.deepEqual(page.errors, []);
     await context.close();
   });

@@ -5,7 +5,7 @@ use envelope::ToolCallResult;
 use leptos::prelude::*;
 
 use crate::components::panel::Toggle;
-use crate::components::rich::CurrentDoc;
+use crate::components::rich::{cut, cut_note, CurrentDoc};
 use crate::nav::Navigator;
 
 /// A tool's answer: a green status bar on success, red on failure, saying
@@ -19,6 +19,7 @@ pub fn ToolCallResultSegment(segment: ToolCallResult, at: At) -> impl IntoView {
     let nav = use_context::<Navigator>();
     let toggle = Toggle::new(!segment.collapsed);
     let open = toggle.open;
+    let whole = RwSignal::new(false);
     let ok = segment.success;
     let result = segment.result;
     let chars = result.chars().count();
@@ -58,7 +59,13 @@ pub fn ToolCallResultSegment(segment: ToolCallResult, at: At) -> impl IntoView {
                     </button>
                 </div>
             })}
-            {move || open.get().then(|| view! { <pre class="result-body" tabindex="0" role="region" aria-label="Result">{envelope::display::shown(&result).into_owned()}</pre> })}
+            {move || open.get().then(|| {
+                let (text, hidden) = cut(&result, whole);
+                view! {
+                    <pre class="result-body" tabindex="0" role="region" aria-label="Result">{envelope::display::shown(text).into_owned()}</pre>
+                    {(hidden > 0).then(|| cut_note(hidden, whole))}
+                }
+            })}
         </div>
     }
 }
