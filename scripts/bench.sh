@@ -91,6 +91,8 @@ if [ -z "$only" ] || [[ ",$only," == *",hostile,"* ]]; then
   node bench/hostile.mjs target/release/pep "$out/hostile"
   target/bench-replan/release/read_speed "$out/big.envelope.json" > "$out/read-speed.json"
   target/bench-replan/release/markdown_cost "$out/hostile/markdown-1.3mb.json" > "$out/markdown-cost.json"
+  step "hostile inputs in the app: each opened from a file, then the Budget tab (first screen ≤ 2 s; longest task ≤ 200 ms up to 5 MB, ≤ 1 s beyond)"
+  RUNS=1 BUDGET=1 node bench/open-big.mjs $(ls "$out"/hostile/*.json | grep -v '/escape-')
   if [ "$only" = "hostile" ]; then exit 0; fi
 fi
 
