@@ -118,6 +118,13 @@ async function once(c, browser, trace = true) {
     if (e.tdur) cpu += e.tdur / 1000;
   }
   busy.cpu = cpu;
+  // DUMP=1: the main thread's top-level events from 20 ms before the first
+  // segment to `painted` (name, start, duration in ms after navigation).
+  if (process.env.DUMP) {
+    const from = nav.ts + (process.env.DUMP === "all" ? 0 : js.seg - 20) * 1000;
+    const rows = on.filter((e) => e.ts >= from && e.dur >= 300).map((e) => `${e.name} ${rel(e.ts).toFixed(1)}+${(e.dur / 1000).toFixed(1)}`);
+    console.log(`\n${c.t.name} ${c.path}: seg ${js.seg.toFixed(1)} raf ${js.raf.toFixed(1)} painted ${js.painted.toFixed(1)}\n  ${rows.join('\n  ')}`);
+  }
   return { t, busy };
 }
 
