@@ -88,11 +88,11 @@ macro_rules! split_view {
 
             #[cfg(pep_split)]
             #[::leptos::wasm_split::wasm_split(
-                                                                $module,
-                                                                wasm_split_path = ::leptos::wasm_split,
-                                                                fallible,
-                                                                preload(preload)
-                                                            )]
+                                                                                $module,
+                                                                                wasm_split_path = ::leptos::wasm_split,
+                                                                                fallible,
+                                                                                preload(preload)
+                                                                            )]
             fn build() -> Result<::leptos::prelude::AnyView, ::leptos::wasm_split::SplitLoaderError> {
                 Ok(::leptos::prelude::IntoAny::into_any(($body)()))
             }

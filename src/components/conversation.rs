@@ -32,6 +32,7 @@ use crate::state::{Expansion, ToggleKey};
 use crate::window::{
     chunk_estimate, chunk_of, chunk_segments, default_open, Layout, Row, SegmentSize, Span, CHUNK, HEAD_ESTIMATE,
 };
+use envelope::display::thousands;
 
 /// Screens rendered beyond the viewport, above and below.
 const OVERSCAN: f64 = 2.0;
@@ -734,6 +735,10 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
     }
 }
 
+/// Chips the session bar shows at first, and how many more each "more" adds.
+const CHIPS_SHOWN: usize = 40;
+const CHIPS_PAGE: usize = 500;
+
 /// The template variables of the session, as chips above the conversation.
 #[component]
 fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
@@ -741,36 +746,56 @@ fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
         return ().into_any();
     }
     let editing = use_context::<crate::edit::Editing>().is_some_and(|e| e.on.get_untracked());
-    let chips: Vec<AnyView> = doc
-        .var_defs
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let tip_id = format!("var-tip-{i}");
-            let desc = v.description.clone();
-            let described_by = desc.as_ref().map(|_| tip_id.clone());
-            if editing {
-                let what =
-                    crate::components::editor::EditView::Variable { name: v.name.clone(), value: v.value.clone() };
-                if let Some(field) = crate::components::editor::edit_view_now(what) {
-                    return field;
+    // At most CHIPS_SHOWN chips at first, then pages of CHIPS_PAGE (a
+    // document can declare tens of thousands of variables).
+    let n = doc.var_defs.len();
+    let limit = RwSignal::new(CHIPS_SHOWN);
+    let defs = doc.clone();
+    let chips = move || -> Vec<AnyView> {
+        defs.var_defs
+            .iter()
+            .take(limit.get())
+            .enumerate()
+            .map(|(i, v)| {
+                let tip_id = format!("var-tip-{i}");
+                let desc = v.description.clone();
+                let described_by = desc.as_ref().map(|_| tip_id.clone());
+                if editing {
+                    let what =
+                        crate::components::editor::EditView::Variable { name: v.name.clone(), value: v.value.clone() };
+                    if let Some(field) = crate::components::editor::edit_view_now(what) {
+                        return field;
+                    }
                 }
-            }
+                view! {
+                    <li class="chip" tabindex="0" aria-describedby=described_by>
+                        <code class="chip-name">{v.name.clone()}</code>
+                        <span class="chip-eq">" = "</span>
+                        <span class="chip-value">{v.value.clone()}</span>
+                        {desc.map(|d| view! { <span class="tip" role="tooltip" id=tip_id>{d}</span> })}
+                    </li>
+                }
+                .into_any()
+            })
+            .collect()
+    };
+    let more = move || {
+        let shown = limit.get().min(n);
+        (shown < n).then(|| {
             view! {
-                <li class="chip" tabindex="0" aria-describedby=described_by>
-                    <code class="chip-name">{v.name.clone()}</code>
-                    <span class="chip-eq">" = "</span>
-                    <span class="chip-value">{v.value.clone()}</span>
-                    {desc.map(|d| view! { <span class="tip" role="tooltip" id=tip_id>{d}</span> })}
+                <li>
+                    <button type="button" class="link" data-testid="more-vars"
+                        on:click=move |_| limit.update(|l| *l = l.saturating_add(CHIPS_PAGE))>
+                        {format!("{} more of {} variables", thousands((n - shown) as u64), thousands(n as u64))}
+                    </button>
                 </li>
             }
-            .into_any()
         })
-        .collect();
+    };
     view! {
         <section class="session-bar" aria-label="Session variables">
             <span class="session-label"><Ico name="variable"/>" Variables"</span>
-            <ul class="chips">{chips}</ul>
+            <ul class="chips">{chips}{more}</ul>
         </section>
     }
     .into_any()

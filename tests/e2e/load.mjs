@@ -202,4 +202,39 @@ export function registerLoad({ test, newPage, BASE, root, input, openFile, pep, 
     await context.close();
   });
 
+
+  test('50,000 unused variables: the page keeps answering, the session bar shows 40 chips and pages the rest', async (browser) => {
+    const file = input('vars-50k-2.envelope.json', () => ({
+      version: '1.0',
+      messages: Array.from({ length: 500 }, (_, m) => ({
+        id: `m${m}`, role: 'user', timestamp: 1767225600000 + m,
+        segments: (m === 0 ? [{ kind: 'text', content: 'Uses {{v7}} only.' }] : [])
+          .concat(Array.from({ length: 100 }, (_, k) => ({ kind: 'static_var', name: `v${m * 100 + k}`, value: 'x' }))),
+      })),
+    }));
+    const { context, page } = await newPage(browser);
+    await page.goto(`${BASE}/`);
+    await page.locator('[data-message-id]').first().waitFor();
+    await page.evaluate(heartbeat);
+    const t = Date.now();
+    await page.getByTestId('open-file').setInputFiles(file);
+    await page.locator('[data-message-id="m0"]').first().waitFor({ timeout: 60000 });
+    const ms = Date.now() - t;
+    await page.waitForTimeout(1000);
+    const { worst } = await page.evaluate(() => window.__beat());
+    assert.ok(ms < 20000, `shown after ${ms} ms`);
+    assert.ok(worst < 5000, `the main thread was held at most ${worst} ms`);
+    const chips = page.locator('.session-bar li.chip');
+    assert.equal(await chips.count(), 40);
+    const more = page.getByTestId('more-vars');
+    assert.equal((await more.textContent()).trim(), '49,960 more of 50,000 variables');
+    await more.click();
+    assert.equal(await chips.count(), 540);
+    // Only the variable a text uses gets its description element.
+    assert.equal(await page.locator('[id^="pep-var-"]').count(), 1);
+    assert.equal(await page.locator('mark.var[data-var="v7"]').count(), 1);
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  });
+
 }
