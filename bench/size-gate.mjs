@@ -19,9 +19,10 @@ import { firstLoad } from './first-load.mjs';
  * Raised in session 3 from 413,854 to 508,002 (the features that session
  * landed); lowered in session 4 to 438,676: the views the first screen does
  * not show are split modules fetched on first use (src/split.rs,
- * scripts/split.mjs).
+ * scripts/split.mjs); then 452,960 once the session's fixes for big and
+ * hostile documents and first paint were merged (+14.3 KB, bench/SIZE.md).
  */
-export const BASELINE = 438_676;
+export const BASELINE = 452_960;
 /** The target: 300 KB (1 KB = 1,000 bytes). */
 export const TARGET = 300_000;
 export const BUDGET = Number(process.env.SIZE_BUDGET) || Math.max(TARGET, Math.round(BASELINE * 1.02));
