@@ -447,9 +447,9 @@ fn WarningGroup(doc: Arc<crate::doc::Doc>, group: envelope::diag::Group) -> impl
                     {move || if all.get() {
                         "show fewer".to_string()
                     } else if n > GROUP_MAX {
-                        format!("show {GROUP_MAX} of {n}")
+                        format!("show {GROUP_MAX} of {}", envelope::display::thousands(n as u64))
                     } else {
-                        format!("show all {n}")
+                        format!("show all {}", envelope::display::thousands(n as u64))
                     }}
                 </button>
             })}

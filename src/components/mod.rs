@@ -23,7 +23,7 @@ pub fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {
-        format!("{n} {noun}s")
+        format!("{} {noun}s", envelope::display::thousands(n as u64))
     }
 }
 
@@ -34,5 +34,6 @@ mod tests {
         assert_eq!(super::count(0, "line"), "0 lines");
         assert_eq!(super::count(1, "line"), "1 line");
         assert_eq!(super::count(12, "error"), "12 errors");
+        assert_eq!(super::count(49_999, "warning"), "49,999 warnings");
     }
 }
