@@ -35,6 +35,18 @@ function heartbeat() {
 }
 
 export function registerLoad({ test, newPage, BASE, root, input, openFile, pep, bigEnvelope }) {
+  /** `/` on a fresh page, the heartbeat running, then `file` opened until `first` shows. */
+  async function openWatched(browser, file, first) {
+    const { context, page } = await newPage(browser);
+    await page.goto(`${BASE}/`);
+    await page.locator('[data-message-id]').first().waitFor();
+    await page.evaluate(heartbeat);
+    const t = Date.now();
+    await page.getByTestId('open-file').setInputFiles(file);
+    await page.locator(first).first().waitFor({ timeout: 60000 });
+    return { context, page, ms: Date.now() - t };
+  }
+
   const big = () => input('big100k.envelope.json', () => bigEnvelope({ messages: 10_000, segments: 100_000, seed: 43 }));
 
   test('a 100,000-segment document opens with progress and Cancel; Cancel keeps the previous document; the page keeps answering', async (browser) => {
@@ -158,15 +170,8 @@ export function registerLoad({ test, newPage, BASE, root, input, openFile, pep, 
         { id: 'res', role: 'tool', timestamp: 1767225602000, segments: [{ kind: 'tool_call_result', toolName: 'dump', callId: 'c1', success: true, collapsed: false, result: content.slice(0, 1_000_000) }] },
       ],
     }));
-    const { context, page } = await newPage(browser);
-    await page.goto(`${BASE}/`);
-    await page.locator('[data-message-id]').first().waitFor();
-    await page.evaluate(heartbeat);
-    const t = Date.now();
-    await page.getByTestId('open-file').setInputFiles(file);
+    const { context, page, ms } = await openWatched(browser, file, '[data-message-id="long"] [data-kind=text]');
     const seg = page.locator('[data-message-id="long"] [data-kind=text]').first();
-    await seg.waitFor({ timeout: 60000 });
-    const ms = Date.now() - t;
     assert.ok(ms < 20000, `shown after ${ms} ms`);
     const note = seg.getByTestId('text-cut');
     await note.waitFor({ timeout: 10000 });
@@ -212,14 +217,7 @@ export function registerLoad({ test, newPage, BASE, root, input, openFile, pep, 
           .concat(Array.from({ length: 100 }, (_, k) => ({ kind: 'static_var', name: `v${m * 100 + k}`, value: 'x' }))),
       })),
     }));
-    const { context, page } = await newPage(browser);
-    await page.goto(`${BASE}/`);
-    await page.locator('[data-message-id]').first().waitFor();
-    await page.evaluate(heartbeat);
-    const t = Date.now();
-    await page.getByTestId('open-file').setInputFiles(file);
-    await page.locator('[data-message-id="m0"]').first().waitFor({ timeout: 60000 });
-    const ms = Date.now() - t;
+    const { context, page, ms } = await openWatched(browser, file, '[data-message-id="m0"]');
     await page.waitForTimeout(1000);
     const { worst } = await page.evaluate(() => window.__beat());
     assert.ok(ms < 20000, `shown after ${ms} ms`);
