@@ -250,40 +250,35 @@ fn segment_fields(segment: &Segment, at: At) -> Option<AnyView> {
         Segment::Text(t) => Some(one(format!("Text of message {}", message + 1), &t.content)),
         Segment::SystemPrompt(t) => Some(one("System prompt".into(), &t.content)),
         Segment::LongText(t) => Some(one("Long text".into(), &t.content)),
-        Segment::Memory(m) => {
-            let fields: Vec<AnyView> = m
-                .items
-                .iter()
-                .enumerate()
-                .map(|(i, it)| {
-                    view! {
-                        <label class="edit-item"><span class="edit-item-name">{it.title.clone()}</span>
-                            <EditField key=key(Some(i)) value=it.content.clone() label=format!("Memory: {}", it.title)
-                                multiline=true to_edit=text_edit(Some(i)) testid="edit-memory"/>
-                        </label>
-                    }
-                    .into_any()
-                })
-                .collect();
-            Some(view! { <div class="seg seg-edit" data-kind="memory" data-edit="true"><p class="edit-kind">"Memory"</p>{fields}</div> }.into_any())
-        }
-        Segment::Skills(m) => {
-            let fields: Vec<AnyView> = m
-                .items
-                .iter()
-                .enumerate()
-                .map(|(i, it)| {
-                    view! {
-                        <label class="edit-item"><span class="edit-item-name">{format!("{} (body)", it.name)}</span>
-                            <EditField key=key(Some(i)) value=it.body.clone().unwrap_or_default()
-                                label=format!("Skill {} body", it.name) multiline=true to_edit=text_edit(Some(i)) testid="edit-skill"/>
-                        </label>
-                    }
-                    .into_any()
-                })
-                .collect();
-            Some(view! { <div class="seg seg-edit" data-kind="skills" data-edit="true"><p class="edit-kind">"Skills"</p>{fields}</div> }.into_any())
-        }
+        Segment::Memory(m) => Some(item_fields(
+            "memory",
+            "Memory",
+            "edit-memory",
+            m.items.iter().enumerate().map(|(i, it)| {
+                (
+                    key(Some(i)),
+                    it.title.clone(),
+                    it.content.clone(),
+                    format!("Memory: {}", it.title),
+                    text_edit(Some(i)),
+                )
+            }),
+        )),
+        Segment::Skills(m) => Some(item_fields(
+            "skills",
+            "Skills",
+            "edit-skill",
+            m.items.iter().enumerate().map(|(i, it)| {
+                let body = it.body.clone().unwrap_or_default();
+                (
+                    key(Some(i)),
+                    format!("{} (body)", it.name),
+                    body,
+                    format!("Skill {} body", it.name),
+                    text_edit(Some(i)),
+                )
+            }),
+        )),
         Segment::ToolCallRequest(r) => {
             let value = serde_json::to_string_pretty(&r.arguments).unwrap_or_default();
             let to_edit: ToEdit = Rc::new(move |t: &str| match parse_arguments(t) {
@@ -303,6 +298,28 @@ fn segment_fields(segment: &Segment, at: At) -> Option<AnyView> {
         }
         _ => None,
     }
+}
+
+/// The fields of a segment with items (memory, skills): one labelled field
+/// per item, given as (key, name shown, value, field label, edit).
+fn item_fields(
+    kind: &'static str,
+    title: &'static str,
+    testid: &'static str,
+    items: impl Iterator<Item = (String, String, String, String, ToEdit)>,
+) -> AnyView {
+    let fields: Vec<AnyView> = items
+        .map(|(key, name, value, label, to_edit)| {
+            view! {
+                <label class="edit-item"><span class="edit-item-name">{name}</span>
+                    <EditField key value label multiline=true to_edit testid/>
+                </label>
+            }
+            .into_any()
+        })
+        .collect();
+    view! { <div class="seg seg-edit" data-kind=kind data-edit="true"><p class="edit-kind">{title}</p>{fields}</div> }
+        .into_any()
 }
 
 /// Edit mode's bar: the model, undo and redo, and downloading the edited document.

@@ -214,20 +214,9 @@ pub fn parse_arguments(text: &str) -> Result<Map<String, Value>, Diagnostic> {
         Ok((other, _)) => Err(Diagnostic::new(
             Rule::WrongType,
             "arguments",
-            format!("arguments must be a JSON object ({{…}}), not {}", json_type(&other)),
+            format!("arguments must be a JSON object ({{…}}), not {}", crate::parse::type_name(&other)),
         )),
         Err(d) => Err(d),
-    }
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
