@@ -48,14 +48,7 @@ function settle(page, quiet = 2000, max = 120000) {
 
 async function budgetTab(page) {
   return page.evaluate(async () => {
-    const t = performance.now();
-    document.querySelector('[data-testid=tab-budget]').click();
-    while (!document.querySelector('[data-testid=budget-summary]') && !document.querySelector('[data-testid=budget-error]')) {
-      await new Promise((ok) => setTimeout(ok, 20));
-      if (performance.now() - t > 230000) break;
-    }
-    await window.__nextFrame();
-    const shown = performance.now() - t;
+    const { t, shown } = await window.__openBudget();
     await new Promise((ok) => setTimeout(ok, 1500));
     const long = window.__longIn(t, performance.now()).map((e) => Math.round(e.dur));
     return { shown: Math.round(shown), long };
