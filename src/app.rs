@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::components::icons::{Ico, IconSprite};
+use crate::components::icons::Ico;
 use leptos::prelude::*;
 
 use crate::browser;
@@ -137,7 +137,6 @@ fn Frame(children: Children) -> impl IntoView {
             on:dragover=move |ev| { if drag_has_files(&ev) { ev.prevent_default(); dragging.set(true); } }
             on:dragleave=move |_| dragging.set(false)
             on:drop=move |ev| { dragging.set(false); drop(ev) }>
-            <IconSprite/>
             <Header/>
             <Show when=move || editing.on.get()>
                 {split::edit_bar()}

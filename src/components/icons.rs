@@ -2,14 +2,21 @@
 //! `<symbol>` in a hidden sprite at the top of the page, and used by
 //! reference: a page with thousands of icons parses no SVG markup per icon.
 //!
-//! The sprite is one string of markup built from icondata's constants and
-//! parsed by the browser in one `innerHTML`: no envelope string is ever in it.
+//! The sprite is static markup in `index.html` (between `<!-- icons:begin -->`
+//! and `<!-- icons:end -->`), built from icondata's constants by
+//! [`sprite_markup`] and kept equal to it by a native test: the browser parses
+//! it while the app's WebAssembly downloads, and neither the markup nor the
+//! code that builds it is in the module (issue 11). No envelope string is ever
+//! in it. Run `PEP_WRITE_SPRITE=1 cargo test -p pep-app --lib icons` after
+//! changing [`ICONS`].
 //! (Building it symbol by symbol with `leptos_icons::Symbol` cost about a
-//! third of the app's start-up: a template parse and clone per icon.)
+//! third of the app's start-up: a template parse and clone per icon; then one
+//! `innerHTML` in `main()` cost ~4 ms.)
 
 use leptos::prelude::*;
 
 /// Every icon the app uses, by name.
+#[cfg(not(target_arch = "wasm32"))]
 pub const ICONS: &[(&str, icondata::Icon)] = &[
     ("arrow-down", icondata::LuArrowDown),
     ("arrow-up", icondata::LuArrowUp),
@@ -60,6 +67,7 @@ pub const ICONS: &[(&str, icondata::Icon)] = &[
 ];
 
 /// The attributes of an icon's `<symbol>` (absent ones `None`).
+#[cfg(not(target_arch = "wasm32"))]
 fn symbol_attributes(icon: icondata::Icon) -> [(&'static str, Option<&'static str>); 9] {
     [
         ("viewBox", icon.view_box),
@@ -75,6 +83,7 @@ fn symbol_attributes(icon: icondata::Icon) -> [(&'static str, Option<&'static st
 }
 
 /// The sprite's markup: an `<svg>` of one `<symbol id="i-NAME">` per icon.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn sprite_markup() -> String {
     let mut out = String::with_capacity(16 * 1024);
     out.push_str(r#"<svg xmlns="http://www.w3.org/2000/svg" style="display:none">"#);
@@ -99,13 +108,7 @@ pub fn sprite_markup() -> String {
     out
 }
 
-/// The sprite: render once, before any [`Ico`].
-#[component]
-pub fn IconSprite() -> impl IntoView {
-    view! { <div class="icon-sprite" aria-hidden="true" inner_html=sprite_markup()></div> }
-}
-
-/// An icon from the sprite, 1em square unless `size` says otherwise.
+/// An icon from the sprite (in `index.html`), 1em square unless `size` says otherwise.
 #[component]
 pub fn Ico(
     /// Its name in [`ICONS`].
@@ -137,6 +140,54 @@ mod tests {
         let m = super::sprite_markup();
         assert_eq!(m.matches("<symbol ").count(), ICONS.len());
         assert!(m.contains(r#"<symbol id="i-bot" viewBox="0 0 24 24""#), "{}", &m[..200]);
+    }
+
+    /// `index.html` carries the sprite `sprite_markup()` makes, byte for byte.
+    #[test]
+    fn index_html_has_the_sprite() {
+        const BEGIN: &str = "<!-- icons:begin -->";
+        const END: &str = "<!-- icons:end -->";
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("index.html");
+        let html = std::fs::read_to_string(&path).unwrap();
+        let (Some(b), Some(e)) = (html.find(BEGIN), html.find(END)) else {
+            panic!("index.html has no {BEGIN} … {END} block for the icon sprite");
+        };
+        let want = super::sprite_markup();
+        let have = &html[b + BEGIN.len()..e];
+        if have != want {
+            if std::env::var_os("PEP_WRITE_SPRITE").is_some() {
+                let out = format!("{}{want}{}", &html[..b + BEGIN.len()], &html[e..]);
+                std::fs::write(&path, out).unwrap();
+            } else {
+                panic!("index.html's icon sprite differs from icons::ICONS: run `PEP_WRITE_SPRITE=1 cargo test -p pep-app --lib icons`");
+            }
+        }
+    }
+
+    /// Every `<Ico name="…"/>` in the app names an icon of the sprite.
+    #[test]
+    fn used_names_are_in_the_sprite() {
+        fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") && !p.ends_with("icons.rs") {
+                    out.push(std::fs::read_to_string(p).unwrap());
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+        let mut used = 0;
+        for text in &files {
+            for part in text.split("<Ico name=\"").skip(1) {
+                let name = &part[..part.find('"').unwrap()];
+                assert!(ICONS.iter().any(|i| i.0 == name), "<Ico name=\"{name}\"> is not in icons::ICONS");
+                used += 1;
+            }
+        }
+        assert!(used > 20, "found only {used} uses of <Ico name=…>");
     }
 
     #[test]
