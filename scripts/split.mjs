@@ -15,7 +15,8 @@
 //      modules import the main module's functions, memory and table) makes the
 //      glue and the main module, under Trunk's file names;
 //   3. wasm-opt -Oz (Trunk's level for the app) optimizes each module; a split
-//      module's file name gets its content's digest (the loader names it);
+//      module's file name gets its content's digest (the loader names it), and
+//      the loader's fetch of it its SRI digest;
 //   4. index.html: the new SRI digests of the glue and the main module, and a
 //      modulepreload (with its own digest) for the loader, which the glue
 //      imports statically.
@@ -97,6 +98,11 @@ export function splitApp(root, staging, { log = console.log } = {}) {
     const ref = `"./${name}"`;
     if (!loaderJs.includes(ref)) throw new Error(`split: the loader does not name ${name}`);
     loaderJs = loaderJs.split(ref).join(`"./${hashed}"`);
+    // Subresource integrity: the loader's fetch checks the module's digest
+    // (the loader itself is checked by its modulepreload's).
+    const call = `fetch(new URL("./${hashed}", import.meta.url))`;
+    if (!loaderJs.includes(call)) throw new Error(`split: the loader does not fetch ${name} as expected`);
+    loaderJs = loaderJs.split(call).join(`fetch(new URL("./${hashed}", import.meta.url), { integrity: "${sri(body)}" })`);
     writeFileSync(join(staging, hashed), body);
     modules.push(hashed);
   }

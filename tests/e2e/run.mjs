@@ -265,12 +265,27 @@ test('split: the first screen fetches no split module; search, Budget, Checks, E
   await page.waitForFunction(() => /^1 of \d+$/.test(document.querySelector('[data-testid=search-count]').textContent));
   assert.deepEqual(await split(), ['split_search']);
   await page.getByTestId('search').fill('');
-  // A failed fetch: the tab says so; Retry loads it.
-  let fail = true;
-  await page.route(/split_budget-[0-9a-f]{16}\.wasm$/, (route) => (fail ? route.fulfill({ status: 503, body: 'down' }) : route.continue()));
+  // A module whose bytes are not the build's (a valid module with one more
+  // custom section, which would run as before) is refused by its integrity
+  // digest; a failed fetch too: the tab says so; Retry loads it.
+  let fail = 'tampered';
+  const consoleText = [];
+  page.on('console', (m) => consoleText.push(m.text()));
+  await page.route(/split_budget-[0-9a-f]{16}\.wasm$/, async (route) => {
+    if (fail === 'tampered') {
+      const real = await route.fetch();
+      const body = Buffer.concat([await real.body(), Buffer.from([0, 2, 1, 0x78])]);
+      return route.fulfill({ status: 200, headers: { 'content-type': 'application/wasm' }, body });
+    }
+    return fail === 'down' ? route.fulfill({ status: 503, body: 'down' }) : route.continue();
+  });
   await page.getByTestId('tab-budget').click();
   await page.getByTestId('split-failed').waitFor();
   assert.ok((await page.getByTestId('split-failed').textContent()).includes('Budget tab could not be loaded'));
+  assert.ok(consoleText.some((m) => /integrity/i.test(m)), `the integrity check refused the module: ${consoleText.join(' | ')}`);
+  fail = 'down';
+  await page.getByTestId('split-failed').getByRole('button', { name: 'Retry' }).click();
+  await page.getByTestId('split-failed').waitFor();
   fail = false;
   await page.getByTestId('split-failed').getByRole('button', { name: 'Retry' }).click();
   await page.getByTestId('budget-summary').waitFor({ timeout: 60000 });
