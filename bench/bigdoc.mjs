@@ -34,8 +34,13 @@ export function install() {
   window.__nextFrame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r)));
   window.__longIn = (a, b) => window.__long.filter((e) => e.start + e.dur >= a && e.start <= b); // overlapping [a, b]
   window.__heap = () => (performance.memory ? Math.round(performance.memory.usedJSHeapSize / 1e6) : null);
-  /** Clicks the Budget tab and waits (≤ 230 s) for its summary or its error, then a frame: when it was clicked, how long it took. */
+  /**
+   * Clicks the Budget tab and waits (≤ 230 s) for its summary or its error, then a frame: when it was clicked, how long it took.
+   * The protocol panel is a split module fetched after the first paint: its tab is waited for first (not timed).
+   */
   window.__openBudget = async () => {
+    const since = performance.now();
+    while (!document.querySelector('[data-testid=tab-budget]') && performance.now() - since < 60000) await new Promise((ok) => setTimeout(ok, 20));
     const t = performance.now();
     document.querySelector('[data-testid=tab-budget]').click();
     while (!document.querySelector('[data-testid=budget-summary]') && !document.querySelector('[data-testid=budget-error]')) {

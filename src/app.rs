@@ -14,7 +14,7 @@ use crate::components::loader::{
     drag_has_files, on_drop, ImportProgress, ImportedFrom, LoadErrors, Notices, OpenButton, PasteButton, PasteOpen,
     Warnings,
 };
-use crate::components::protocol_panel::ProtocolPanel;
+use crate::components::protocol_panel::PanelDoc;
 use crate::components::shortcuts::Shortcuts;
 use crate::doc::{Doc, Source};
 use crate::edit::Editing;
@@ -380,24 +380,37 @@ pub(crate) fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
     let filter = Filter(RwSignal::new(Default::default()));
     provide_context(filter);
     provide_context(Search::new(doc, filter, nav));
+    provide_context(PanelDoc(doc));
     let split = prefs.split;
-    // The Markdown module loads after the first paint of a document.
-    Effect::new(move |_| {
-        if doc.with(Option::is_some) {
-            markdown::preload();
-        }
-    });
     // The protocol panel (tabs, export, JSON) joins after the first paint
     // of a document: the first frame holds the conversation only, so the
     // panel's DOM, its export and the first call of its code (WebAssembly
-    // compiles each function on first use) stay off the first paint.
+    // compiles each function on first use) stay off the first paint. In a
+    // release build its code is a split module (`split::PROTOCOL`), fetched
+    // first thing after that paint (this effect is created before the
+    // Markdown module's, so its after-paint task runs first); the pane says
+    // "Loading…" until it is here. Fetched before the paint instead, its
+    // requests and instantiation cost the first paint ~35 ms of main thread
+    // (docs/DECISIONS.md, "The protocol panel loaded on demand").
     let panel = RwSignal::new(false);
     Effect::new(move |_| {
         if !panel.get() && doc.with(Option::is_some) {
             leptos::task::spawn_local(async move {
                 browser::after_next_paint().await;
+                if !(split::PROTOCOL.loaded)() {
+                    leptos::task::spawn_local(async {
+                        // A failure is the pane's to show (`split::deferred` asks again).
+                        let _ = (split::PROTOCOL.load)().await;
+                    });
+                }
                 panel.try_set(true);
             });
+        }
+    });
+    // The Markdown module loads after the first paint of a document.
+    Effect::new(move |_| {
+        if doc.with(Option::is_some) {
+            markdown::preload();
         }
     });
     let dragging = RwSignal::new(false);
@@ -437,7 +450,7 @@ pub(crate) fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                 on:pointerdown=move |ev| { ev.prevent_default(); dragging.set(true) }
                 on:keydown=on_key></div>
             <div class="pane right">
-                {move || panel.get().then(|| view! { <ProtocolPanel doc/> })}
+                {move || panel.get().then(|| split::deferred(split::PROTOCOL))}
             </div>
         </main>
         <nav class="pane-switch" aria-label="Panes" data-testid="pane-switch">

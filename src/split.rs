@@ -153,12 +153,19 @@ macro_rules! split_view {
 use crate::components::budget::BudgetPanel;
 use crate::components::checks::ChecksPanel;
 use crate::components::compare::ComparePage;
+use crate::components::protocol_panel::{PanelDoc, ProtocolPanel};
 use crate::components::template::TemplatePage;
 
 split_view!(BUDGET, "Budget tab", budget, || view! { <BudgetPanel/> });
 split_view!(CHECKS, "Checks tab", checks, || view! { <ChecksPanel/> });
 split_view!(COMPARE, "Compare page", compare, || view! { <ComparePage/> });
 split_view!(TEMPLATE, "Template page", template, || view! { <TemplatePage/> });
+// The right-hand pane, shown after the first paint of a document (its
+// document: the viewer's `PanelDoc`).
+split_view!(PROTOCOL, "Protocol panel", protocol, || {
+    let doc = use_context::<PanelDoc>().map_or_else(|| Signal::stored(None), |p| p.0);
+    view! { <ProtocolPanel doc/> }
+});
 
 /// Edit mode's bar (its module: `components::editor::edit_view`).
 pub fn edit_bar() -> impl IntoView {

@@ -90,6 +90,12 @@ pub fn truncated_file_name(stem: &str, limit: u64, step: u64) -> String {
     }
 }
 
+/// The document the protocol panel shows, provided by the viewer: the panel
+/// is a split view (`split::PROTOCOL`, built by `split::deferred`), and a
+/// split point takes no arguments, so it reads its `doc` prop from here.
+#[derive(Clone, Copy)]
+pub struct PanelDoc(pub Signal<Option<Arc<Doc>>>);
+
 /// The right-hand pane.
 #[component]
 pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {

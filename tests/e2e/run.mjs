@@ -251,7 +251,7 @@ test('Markdown: plain text first, the module requested only after the first segm
   await context.close();
 });
 
-test('split: the first screen fetches no split module; search, Budget, Checks, Edit, Compare and Template fetch theirs on first use; a failed fetch says so and Retry recovers', async (browser) => {
+test('split: the first screen fetches only the protocol panel\'s module; search, Budget, Checks, Edit, Compare and Template fetch theirs on first use; a failed fetch says so and Retry recovers', async (browser) => {
   const { context, page } = await newPage(browser);
   const split = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)
     .filter((p) => /-(?:split_\w+|chunk_\d+)-[0-9a-f]{16}\.wasm$/.test(p)).map((p) => p.replace(/^.*-(split_\w+|chunk_\d+)-[0-9a-f]{16}\.wasm$/, '$1')));
@@ -259,11 +259,14 @@ test('split: the first screen fetches no split module; search, Budget, Checks, E
   await page.locator('[data-message-id]').first().waitFor();
   await page.getByTestId('protocol-json').waitFor({ state: 'attached' });
   await page.waitForTimeout(300);
-  assert.deepEqual(await split(), [], 'demo A loads no split module');
+  // The protocol panel's module (and the chunks it shares) only.
+  const first = await split();
+  assert.ok(first.includes('split_protocol'), `the protocol panel's module: ${first}`);
+  assert.deepEqual(first.filter((n) => n !== 'split_protocol' && !n.startsWith('chunk_')), [], 'demo A loads no other split module');
   // The search's code comes with the first query.
   await page.getByTestId('search').fill('sam PATEL');
   await page.waitForFunction(() => /^1 of \d+$/.test(document.querySelector('[data-testid=search-count]').textContent));
-  assert.deepEqual(await split(), ['split_search']);
+  assert.deepEqual((await split()).slice(first.length).filter((n) => !n.startsWith('chunk_')), ['split_search']);
   await page.getByTestId('search').fill('');
   // A module whose bytes are not the build's (a valid module with one more
   // custom section, which would run as before) is refused by its integrity
@@ -314,6 +317,47 @@ test('split: the first screen fetches no split module; search, Budget, Checks, E
   assert.equal(new Set(good).size, good.length, `no module fetched twice: ${names}`);
   assert.deepEqual(page.errors, []);
   await context.close();
+});
+
+test('split: the protocol panel is a module of its own: the first segment is painted before it, the pane says Loading… meanwhile, a failed fetch says so and Retry recovers', async (browser) => {
+  const { context, page } = await newPage(browser);
+  // Held back: the pane shows its status (the conversation is there already).
+  let release;
+  const held = new Promise((r) => { release = r; });
+  let fail = false;
+  await page.route(/split_protocol-[0-9a-f]{16}\.wasm$/, async (route) => {
+    await held;
+    return fail ? route.fulfill({ status: 503, body: 'down' }) : route.continue();
+  });
+  await page.goto(`${BASE}/demo/d`);
+  await page.locator('[data-message-id]').first().waitFor();
+  const pane = page.locator('.pane.right');
+  await pane.getByTestId('split-loading').waitFor();
+  assert.equal(await pane.getByRole('status').first().textContent(), ' Loading…');
+  assert.equal(await page.getByTestId('protocol-json').count(), 0);
+  release();
+  await page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
+  assert.equal(await page.getByTestId('split-loading').count(), 0);
+  // Tabs work as before: Raw shows the document.
+  await page.getByTestId('tab-raw').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=protocol-json]')?.textContent.includes('"messages"'));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+  // A fetch that fails: the conversation is there, the pane says so; Retry loads it.
+  const second = await newPage(browser);
+  fail = true;
+  await second.page.route(/split_protocol-[0-9a-f]{16}\.wasm$/, (route) => (fail ? route.fulfill({ status: 503, body: 'down' }) : route.continue()));
+  await second.page.goto(`${BASE}/demo/a`);
+  await second.page.locator('[data-message-id]').first().waitFor();
+  const failed = second.page.locator('.pane.right').getByTestId('split-failed');
+  await failed.waitFor();
+  assert.ok((await failed.textContent()).includes('Protocol panel could not be loaded'));
+  fail = false;
+  await failed.getByRole('button', { name: 'Retry' }).click();
+  await second.page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
+  await second.page.getByTestId('tab-openai').waitFor();
+  assert.deepEqual(second.page.errors, []);
+  await second.context.close();
 });
 
 test('Markdown: when its module cannot load, texts stay plain and the app says so once', async (browser) => {
