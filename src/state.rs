@@ -145,7 +145,67 @@ impl Session {
     /// success it becomes the user document (and is saved); on failure the
     /// errors are listed and nothing else changes. Resolves to whether it
     /// loaded (false too when a later open overtook it).
+    ///
+    /// The opening code is a split point (`opening`): in a release build for
+    /// the browser it is fetched with the first open (no first screen opens
+    /// a document of the user's); a failed fetch is a load error.
     pub async fn open_user_document(self, source: Source, bytes: Arc<[u8]>) -> bool {
+        self.open(source, Input::Bytes(bytes)).await
+    }
+
+    /// Reads a file the user picked or dropped, then opens it as
+    /// [`Session::open_user_document`] does.
+    pub async fn open_user_file(self, file: web_sys::File) -> bool {
+        self.open(Source::File(file.name()), Input::File(file)).await
+    }
+
+    async fn open(self, source: Source, input: Input) -> bool {
+        let label = source.label();
+        #[cfg(pep_split)]
+        let made = opener(self, source, input).await;
+        #[cfg(not(pep_split))]
+        let made = opener(self, source, input);
+        match made {
+            Ok(opening) => opening.await,
+            Err(_) => {
+                self.fail(LoadFailure {
+                    source: label,
+                    errors: vec![Diagnostic::new(
+                        envelope::diag::Rule::UnreadableFile,
+                        "",
+                        "the page's code that opens documents could not be fetched (offline, or a newer version was deployed); try again",
+                    )],
+                    engine: None,
+                });
+                false
+            }
+        }
+    }
+
+    /// Reads a file, then opens its bytes.
+    async fn open_input(self, source: Source, input: Input) -> bool {
+        let bytes: Arc<[u8]> = match input {
+            Input::Bytes(b) => b,
+            Input::File(file) => match browser::read_file(&file).await {
+                Ok(b) => b.into(),
+                Err(e) => {
+                    self.fail(LoadFailure {
+                        source: source.label(),
+                        errors: vec![Diagnostic::new(
+                            envelope::diag::Rule::UnreadableFile,
+                            "",
+                            format!("the file could not be read: {e}"),
+                        )],
+                        engine: None,
+                    });
+                    return false;
+                }
+            },
+        };
+        self.open_bytes(source, bytes).await
+    }
+
+    async fn open_bytes(self, source: Source, bytes: Arc<[u8]>) -> bool {
         let Some(seq) = self.start_open() else { return false };
         let Some(reading) = self.read(seq, &source, &bytes).await else {
             // Cancelled, or overtaken by a later open.
@@ -384,6 +444,28 @@ impl Session {
             Err(e) => self.notify(format!("The saved document could not be read ({e}); starting without it."), true),
         }
     }
+}
+
+/// What the user gives to open.
+pub enum Input {
+    Bytes(Arc<[u8]>),
+    File(web_sys::File),
+}
+
+/// The opening of a document (reading, checking, importing, saving). In a
+/// release build for the browser this is a split point, fetched with the
+/// first open.
+#[cfg_attr(
+    pep_split,
+    ::leptos::wasm_split::wasm_split(opening, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+#[allow(clippy::type_complexity)]
+fn opener(
+    session: Session,
+    source: Source,
+    input: Input,
+) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = bool>>>, ::leptos::wasm_split::SplitLoaderError> {
+    Ok(Box::pin(session.open_input(source, input)))
 }
 
 /// Whether UTF-8 `bytes` are at most [`STORAGE_UNITS`] UTF-16 units (each
