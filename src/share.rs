@@ -75,6 +75,9 @@ pub fn open_fragment(session: Session, fragment: &str) -> bool {
         let made = link_opener(session, fragment).await;
         #[cfg(not(pep_split))]
         let made = link_opener(session, fragment);
+        if made.is_ok() {
+            crate::state::set_opening_here(true);
+        }
         match made {
             Ok(opening) => opening.await,
             Err(_) => {

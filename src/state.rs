@@ -160,14 +160,29 @@ impl Session {
     }
 
     async fn open(self, source: Source, input: Input) -> bool {
+        let Some(seq) = self.start_open() else { return false };
         let label = source.label();
+        // The first open fetches the code: said on the progress line (with
+        // Cancel), as the steps of a big document are.
+        let first = !opening_here();
+        if first {
+            self.loading.try_set(Some(Loading {
+                what: label.clone(),
+                step: 0,
+                doing: "fetching the page's code that opens documents…".into(),
+            }));
+        }
         #[cfg(pep_split)]
-        let made = opener(self, source, input).await;
+        let made = opener(self, seq, source, input).await;
         #[cfg(not(pep_split))]
-        let made = opener(self, source, input);
+        let made = opener(self, seq, source, input);
+        if first {
+            set_opening_here(made.is_ok());
+        }
         match made {
             Ok(opening) => opening.await,
-            Err(_) => {
+            Err(_) if self.is_current(seq) => {
+                self.loading.try_set(None);
                 self.fail(LoadFailure {
                     source: label,
                     errors: vec![Diagnostic::new(
@@ -179,34 +194,37 @@ impl Session {
                 });
                 false
             }
+            Err(_) => false,
         }
     }
 
-    /// Reads a file, then opens its bytes.
-    async fn open_input(self, source: Source, input: Input) -> bool {
+    /// Reads a file, then opens its bytes (the open `seq`).
+    async fn open_input(self, seq: u64, source: Source, input: Input) -> bool {
         let bytes: Arc<[u8]> = match input {
             Input::Bytes(b) => b,
             Input::File(file) => match browser::read_file(&file).await {
                 Ok(b) => b.into(),
                 Err(e) => {
-                    self.fail(LoadFailure {
-                        source: source.label(),
-                        errors: vec![Diagnostic::new(
-                            envelope::diag::Rule::UnreadableFile,
-                            "",
-                            format!("the file could not be read: {e}"),
-                        )],
-                        engine: None,
-                    });
+                    if self.is_current(seq) {
+                        self.loading.try_set(None);
+                        self.fail(LoadFailure {
+                            source: source.label(),
+                            errors: vec![Diagnostic::new(
+                                envelope::diag::Rule::UnreadableFile,
+                                "",
+                                format!("the file could not be read: {e}"),
+                            )],
+                            engine: None,
+                        });
+                    }
                     return false;
                 }
             },
         };
-        self.open_bytes(source, bytes).await
+        self.open_bytes(seq, source, bytes).await
     }
 
-    async fn open_bytes(self, source: Source, bytes: Arc<[u8]>) -> bool {
-        let Some(seq) = self.start_open() else { return false };
+    async fn open_bytes(self, seq: u64, source: Source, bytes: Arc<[u8]>) -> bool {
         let Some(reading) = self.read(seq, &source, &bytes).await else {
             // Cancelled, or overtaken by a later open.
             return false;
@@ -462,10 +480,27 @@ pub enum Input {
 #[allow(clippy::type_complexity)]
 fn opener(
     session: Session,
+    seq: u64,
     source: Source,
     input: Input,
 ) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = bool>>>, ::leptos::wasm_split::SplitLoaderError> {
-    Ok(Box::pin(session.open_input(source, input)))
+    Ok(Box::pin(session.open_input(seq, source, input)))
+}
+
+thread_local! {
+    /// The opening code has been reached once (its module is here).
+    static OPENING_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the opening code is here (always, where there is no split).
+fn opening_here() -> bool {
+    cfg!(not(pep_split)) || OPENING_HERE.with(std::cell::Cell::get)
+}
+
+/// Notes that the opening code's module arrived (a share link's reader,
+/// in the same module, counts too).
+pub fn set_opening_here(here: bool) {
+    OPENING_HERE.with(|h| h.set(here));
 }
 
 /// Whether UTF-8 `bytes` are at most [`STORAGE_UNITS`] UTF-16 units (each
