@@ -354,7 +354,10 @@ impl Search {
             let done = step_to(s, step);
             if done.is_err() {
                 if let Some(session) = s.session {
-                    session.notify("The search could not be loaded (offline, or a newer version was deployed): try again.", true);
+                    session.notify(
+                        "The search could not be loaded (offline, or a newer version was deployed): try again.",
+                        true,
+                    );
                 }
             }
         });

@@ -100,7 +100,8 @@ impl Checks {
                     Err(_) if asked.try_get_value() == Some(seq) => {
                         done_for.try_set_value(None);
                         checks.state.try_set(Linting::Failed(
-                            "the Checks tab's code could not be fetched (offline, or a newer version was deployed)".into(),
+                            "the Checks tab's code could not be fetched (offline, or a newer version was deployed)"
+                                .into(),
                         ));
                     }
                     Err(_) => {}
@@ -164,7 +165,9 @@ impl Run {
     ::leptos::wasm_split::wasm_split(checks, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
 #[allow(clippy::type_complexity)]
-fn lint(run: Run) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>, ::leptos::wasm_split::SplitLoaderError> {
+fn lint(
+    run: Run,
+) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>, ::leptos::wasm_split::SplitLoaderError> {
     Ok(Box::pin(run.go()))
 }
 
