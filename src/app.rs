@@ -108,21 +108,14 @@ fn Frame(children: Children) -> impl IntoView {
         if !editing.on.get_untracked() || !(ev.ctrl_key() || ev.meta_key()) || ev.alt_key() {
             return;
         }
-        match ev.key().to_ascii_lowercase().as_str() {
-            "z" if ev.shift_key() => {
-                ev.prevent_default();
-                editing.redo();
-            }
-            "z" => {
-                ev.prevent_default();
-                editing.undo();
-            }
-            "y" => {
-                ev.prevent_default();
-                editing.redo();
-            }
-            _ => {}
-        }
+        // (Edit mode's code: its module is here while Edit mode is on.)
+        let redo = match ev.key().to_ascii_lowercase().as_str() {
+            "z" => ev.shift_key(),
+            "y" => true,
+            _ => return,
+        };
+        ev.prevent_default();
+        crate::components::editor::undo_redo(editing, redo);
     };
     provide_context(PasteOpen(RwSignal::new(false)));
     // The skip link focuses the main region (a fragment link would resolve

@@ -199,7 +199,7 @@ impl Budget {
                 let was = !matches!(counting.get_untracked(), Counting::Idle);
                 counting.set(Counting::Idle);
                 if was {
-                    budget.ensure_counted();
+                    leptos::task::spawn_local(recount(budget));
                 }
             }
             key
@@ -219,7 +219,9 @@ impl Budget {
         }
     }
 
-    /// Starts counting the document, once.
+    /// Starts counting the document, once. Counting (the engine's calls,
+    /// reading its replies) is code of the Budget tab's module: only that
+    /// tab starts it, and [`recount`] reaches it through a split point.
     pub fn ensure_counted(&self) {
         if !matches!(self.counting.get_untracked(), Counting::Idle) {
             return;
@@ -324,4 +326,30 @@ impl Budget {
 /// The request body after truncation, for the kept parts.
 pub fn truncated_request(doc: &Doc, c: &Contributions, counted: &Counted, kept: &[bool]) -> serde_json::Value {
     envelope::budget::kept_request(&doc.envelope, c, &counted.parts, kept)
+}
+
+/// Counts a new document whose predecessor's counts were on screen. In a
+/// release build for the browser this is code of the Budget tab's module
+/// (a split point; that tab counted, so its module is here), which keeps
+/// the counting out of the main module; a failed fetch shows as the
+/// count's failure, with the tab's "Try again".
+async fn recount(budget: Budget) {
+    #[cfg(pep_split)]
+    let done = recount_now(budget).await;
+    #[cfg(not(pep_split))]
+    let done = recount_now(budget);
+    if done.is_err() {
+        budget.counting.try_set(Counting::Failed(
+            "the Budget tab's code could not be fetched (offline, or a newer version was deployed)".into(),
+        ));
+    }
+}
+
+#[cfg_attr(
+    pep_split,
+    ::leptos::wasm_split::wasm_split(budget, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn recount_now(budget: Budget) -> Result<(), ::leptos::wasm_split::SplitLoaderError> {
+    budget.ensure_counted();
+    Ok(())
 }

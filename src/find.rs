@@ -136,6 +136,16 @@ fn run_search(
     Ok(Box::pin(search.run(gen)))
 }
 
+/// [`Search::step`], in the search's module.
+#[cfg_attr(
+    pep_split,
+    ::leptos::wasm_split::wasm_split(search, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn step_to(search: Search, step: isize) -> Result<(), ::leptos::wasm_split::SplitLoaderError> {
+    search.step_here(step);
+    Ok(())
+}
+
 impl Search {
     pub fn new(doc: Signal<Option<Arc<Doc>>>, filter: Filter, nav: Navigator) -> Search {
         let s = Search {
@@ -329,7 +339,31 @@ impl Search {
     }
 
     /// The next match (`step` 1) or the previous one (`-1`), wrapping.
+    /// Going to a match is the search's code (a split point; its module is
+    /// here whenever there are matches, as the search made them): called
+    /// through the module's loader, so it happens in a task of its own.
     pub fn step(&self, step: isize) {
+        if self.matches.with_untracked(|m| m.is_empty()) {
+            return;
+        }
+        let s = *self;
+        leptos::task::spawn_local(async move {
+            #[cfg(pep_split)]
+            let done = step_to(s, step).await;
+            #[cfg(not(pep_split))]
+            let done = step_to(s, step);
+            if done.is_err() {
+                if let Some(session) = s.session {
+                    session.notify(
+                        "The search could not be loaded (offline, or a newer version was deployed): try again.",
+                        true,
+                    );
+                }
+            }
+        });
+    }
+
+    fn step_here(&self, step: isize) {
         let n = self.matches.with_untracked(|m| m.len());
         if n == 0 {
             return;

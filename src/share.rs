@@ -59,41 +59,85 @@ pub async fn link_for(doc: &Doc) -> Result<(String, usize), String> {
 pub const SHARED_NAME: &str = "shared-link.json";
 
 /// Opens the document a `#d=` fragment holds, if it holds one: true when
-/// it did (loaded or failed with its error shown), false for an ordinary
-/// anchor. The fragment is removed from the address once read (the
+/// it does (it then loads, or fails with its error shown), false for an
+/// ordinary anchor. The fragment is removed from the address once read (the
 /// document is then saved like an opened one; a reload shows it, not the
-/// link's version again).
+/// link's version again). Only the test for `d=` runs here: the reading is
+/// a split point (`opening`, with the opening of documents), fetched when a
+/// link is opened.
 pub fn open_fragment(session: Session, fragment: &str) -> bool {
+    if !share::holds_data(fragment) {
+        return false;
+    }
+    let fragment = fragment.to_string();
+    leptos::task::spawn_local(async move {
+        #[cfg(pep_split)]
+        let made = link_opener(session, fragment).await;
+        #[cfg(not(pep_split))]
+        let made = link_opener(session, fragment);
+        if made.is_ok() {
+            crate::state::set_opening_here(true);
+        }
+        match made {
+            Ok(opening) => opening.await,
+            Err(_) => {
+                browser::replace_hash("");
+                session.load_failure.try_set(Some(LoadFailure {
+                    source: "Shared link".into(),
+                    errors: vec![Diagnostic::new(
+                        Rule::ShareLink,
+                        "#d",
+                        "the page's code that opens share links could not be fetched (offline, or a newer version was deployed); open the link again",
+                    )],
+                    engine: None,
+                }));
+            }
+        }
+    });
+    true
+}
+
+#[cfg_attr(
+    pep_split,
+    ::leptos::wasm_split::wasm_split(opening, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+#[allow(clippy::type_complexity)]
+fn link_opener(
+    session: Session,
+    fragment: String,
+) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>, ::leptos::wasm_split::SplitLoaderError> {
+    Ok(Box::pin(open_link(session, fragment)))
+}
+
+/// Reads the `#d=` fragment and opens its document.
+async fn open_link(session: Session, fragment: String) {
     let fail = move |d: Diagnostic| {
         session.load_failure.set(Some(LoadFailure { source: "Shared link".into(), errors: vec![d], engine: None }));
     };
-    let deflated = match share::data(fragment) {
-        Ok(None) => return false,
+    let deflated = match share::data(&fragment) {
+        Ok(None) => return,
         Ok(Some(d)) => d,
         Err(d) => {
             browser::replace_hash("");
             fail(d);
-            return true;
+            return;
         }
     };
     browser::replace_hash("");
-    leptos::task::spawn_local(async move {
-        let inflated = browser::transform_stream(&deflated, false, "deflate-raw", share::MAX_TEXT_BYTES).await;
-        let text = match inflated {
-            Ok(bytes) => share::text(bytes),
-            Err(e) => Err(Diagnostic::new(
-                Rule::ShareLink,
-                "#d",
-                format!("the link is damaged or too large: its data does not inflate ({e}); was the link cut?"),
-            )),
-        };
-        match text {
-            Ok(text) => {
-                let bytes: Arc<[u8]> = text.into_bytes().into();
-                session.open_user_document(Source::File(SHARED_NAME.into()), bytes).await;
-            }
-            Err(d) => fail(d),
+    let inflated = browser::transform_stream(&deflated, false, "deflate-raw", share::MAX_TEXT_BYTES).await;
+    let text = match inflated {
+        Ok(bytes) => share::text(bytes),
+        Err(e) => Err(Diagnostic::new(
+            Rule::ShareLink,
+            "#d",
+            format!("the link is damaged or too large: its data does not inflate ({e}); was the link cut?"),
+        )),
+    };
+    match text {
+        Ok(text) => {
+            let bytes: Arc<[u8]> = text.into_bytes().into();
+            session.open_user_document(Source::File(SHARED_NAME.into()), bytes).await;
         }
-    });
-    true
+        Err(d) => fail(d),
+    }
 }

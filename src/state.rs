@@ -145,8 +145,86 @@ impl Session {
     /// success it becomes the user document (and is saved); on failure the
     /// errors are listed and nothing else changes. Resolves to whether it
     /// loaded (false too when a later open overtook it).
+    ///
+    /// The opening code is a split point (`opening`): in a release build for
+    /// the browser it is fetched with the first open (no first screen opens
+    /// a document of the user's); a failed fetch is a load error.
     pub async fn open_user_document(self, source: Source, bytes: Arc<[u8]>) -> bool {
+        self.open(source, Input::Bytes(bytes)).await
+    }
+
+    /// Reads a file the user picked or dropped, then opens it as
+    /// [`Session::open_user_document`] does.
+    pub async fn open_user_file(self, file: web_sys::File) -> bool {
+        self.open(Source::File(file.name()), Input::File(file)).await
+    }
+
+    async fn open(self, source: Source, input: Input) -> bool {
         let Some(seq) = self.start_open() else { return false };
+        let label = source.label();
+        // The first open fetches the code: said on the progress line (with
+        // Cancel), as the steps of a big document are.
+        let first = !opening_here();
+        if first {
+            self.loading.try_set(Some(Loading {
+                what: label.clone(),
+                step: 0,
+                doing: "fetching the page's code that opens documents…".into(),
+            }));
+        }
+        #[cfg(pep_split)]
+        let made = opener(self, seq, source, input).await;
+        #[cfg(not(pep_split))]
+        let made = opener(self, seq, source, input);
+        if first {
+            set_opening_here(made.is_ok());
+        }
+        match made {
+            Ok(opening) => opening.await,
+            Err(_) if self.is_current(seq) => {
+                self.loading.try_set(None);
+                self.fail(LoadFailure {
+                    source: label,
+                    errors: vec![Diagnostic::new(
+                        envelope::diag::Rule::UnreadableFile,
+                        "",
+                        "the page's code that opens documents could not be fetched (offline, or a newer version was deployed); try again",
+                    )],
+                    engine: None,
+                });
+                false
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Reads a file, then opens its bytes (the open `seq`).
+    async fn open_input(self, seq: u64, source: Source, input: Input) -> bool {
+        let bytes: Arc<[u8]> = match input {
+            Input::Bytes(b) => b,
+            Input::File(file) => match browser::read_file(&file).await {
+                Ok(b) => b.into(),
+                Err(e) => {
+                    if self.is_current(seq) {
+                        self.loading.try_set(None);
+                        self.fail(LoadFailure {
+                            source: source.label(),
+                            errors: vec![Diagnostic::new(
+                                envelope::diag::Rule::UnreadableFile,
+                                "",
+                                format!("the file could not be read: {e}"),
+                            )],
+                            engine: None,
+                        });
+                    }
+                    return false;
+                }
+            },
+        };
+        self.open_bytes(seq, source, bytes).await
+    }
+
+    async fn open_bytes(self, seq: u64, source: Source, bytes: Arc<[u8]>) -> bool {
         let Some(reading) = self.read(seq, &source, &bytes).await else {
             // Cancelled, or overtaken by a later open.
             return false;
@@ -384,6 +462,45 @@ impl Session {
             Err(e) => self.notify(format!("The saved document could not be read ({e}); starting without it."), true),
         }
     }
+}
+
+/// What the user gives to open.
+pub enum Input {
+    Bytes(Arc<[u8]>),
+    File(web_sys::File),
+}
+
+/// The opening of a document (reading, checking, importing, saving). In a
+/// release build for the browser this is a split point, fetched with the
+/// first open.
+#[cfg_attr(
+    pep_split,
+    ::leptos::wasm_split::wasm_split(opening, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+#[allow(clippy::type_complexity)]
+fn opener(
+    session: Session,
+    seq: u64,
+    source: Source,
+    input: Input,
+) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = bool>>>, ::leptos::wasm_split::SplitLoaderError> {
+    Ok(Box::pin(session.open_input(seq, source, input)))
+}
+
+thread_local! {
+    /// The opening code has been reached once (its module is here).
+    static OPENING_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the opening code is here (always, where there is no split).
+fn opening_here() -> bool {
+    cfg!(not(pep_split)) || OPENING_HERE.with(std::cell::Cell::get)
+}
+
+/// Notes that the opening code's module arrived (a share link's reader,
+/// in the same module, counts too).
+pub fn set_opening_here(here: bool) {
+    OPENING_HERE.with(|h| h.set(here));
 }
 
 /// Whether UTF-8 `bytes` are at most [`STORAGE_UNITS`] UTF-16 units (each

@@ -89,21 +89,23 @@ impl Checks {
             }
             done_for.set_value(Some((Arc::downgrade(&d), settings.clone())));
             checks.state.set(Linting::Running);
+            let run = Run { checks, asked, seq, done_for, doc: d, settings };
             leptos::task::spawn_local(async move {
-                let r = worker::lint::lint_timed(d.raw_text().to_string(), settings).await;
-                if asked.try_get_value() != Some(seq) {
-                    return;
-                }
-                checks.state.try_set(match r {
-                    Ok((Reply::Linted { findings, tokens }, ms)) => {
-                        Linting::Done(Arc::new(Linted { findings, ms, tokens }))
-                    }
-                    Ok((Reply::BadSettings { error }, _)) => Linting::BadSettings(error),
-                    Err(e) => {
+                #[cfg(pep_split)]
+                let made = lint(run).await;
+                #[cfg(not(pep_split))]
+                let made = lint(run);
+                match made {
+                    Ok(linting) => linting.await,
+                    Err(_) if asked.try_get_value() == Some(seq) => {
                         done_for.try_set_value(None);
-                        Linting::Failed(e)
+                        checks.state.try_set(Linting::Failed(
+                            "the Checks tab's code could not be fetched (offline, or a newer version was deployed)"
+                                .into(),
+                        ));
                     }
-                });
+                    Err(_) => {}
+                }
             });
             retry
         });
@@ -122,6 +124,51 @@ impl Checks {
             _ => None,
         })
     }
+}
+
+/// One run of the checks, for [`lint`].
+struct Run {
+    checks: Checks,
+    /// The run wanted now; `seq` is this one.
+    asked: StoredValue<u64>,
+    seq: u64,
+    done_for: StoredValue<Option<(std::sync::Weak<Doc>, Settings)>>,
+    doc: Arc<Doc>,
+    settings: Settings,
+}
+
+impl Run {
+    /// Runs the checks in the engine; the result is kept if the run is still wanted.
+    async fn go(self) {
+        let Run { checks, asked, seq, done_for, doc, settings } = self;
+        let r = worker::lint::lint_timed(doc.raw_text().to_string(), settings).await;
+        if asked.try_get_value() != Some(seq) {
+            return;
+        }
+        checks.state.try_set(match r {
+            Ok((Reply::Linted { findings, tokens }, ms)) => Linting::Done(Arc::new(Linted { findings, ms, tokens })),
+            Ok((Reply::BadSettings { error }, _)) => Linting::BadSettings(error),
+            Err(e) => {
+                done_for.try_set_value(None);
+                Linting::Failed(e)
+            }
+        });
+    }
+}
+
+/// Running the checks (the engine's call, reading its findings) is code of
+/// the Checks tab's module: in a release build for the browser a split
+/// point, fetched with the tab (or with the first run after the engine
+/// started for another reason).
+#[cfg_attr(
+    pep_split,
+    ::leptos::wasm_split::wasm_split(checks, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+#[allow(clippy::type_complexity)]
+fn lint(
+    run: Run,
+) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>, ::leptos::wasm_split::SplitLoaderError> {
+    Ok(Box::pin(run.go()))
 }
 
 /// The badge of the tab: the findings' count, coloured by the worst.

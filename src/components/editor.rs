@@ -168,6 +168,40 @@ fn edit_view(what: EditView) -> Result<Option<AnyView>, ::leptos::wasm_split::Sp
     })
 }
 
+/// Undo (or redo, `redo`) from the keyboard in Edit mode: code of Edit
+/// mode's module (a split point), called through the module's loader (in a
+/// task of its own); nothing happens while the module is not here yet.
+pub fn undo_redo(editing: Editing, redo: bool) {
+    if !edit_loaded() {
+        return;
+    }
+    leptos::task::spawn_local(async move {
+        #[cfg(pep_split)]
+        let done = edit_step(editing, redo).await;
+        #[cfg(not(pep_split))]
+        let done = edit_step(editing, redo);
+        if done.is_err() {
+            editing.error.try_set(Some(
+                "Undo could not run: Edit mode's code could not be loaded (offline, or a newer version was deployed)."
+                    .into(),
+            ));
+        }
+    });
+}
+
+#[cfg_attr(
+    pep_split,
+    ::leptos::wasm_split::wasm_split(edit, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn edit_step(editing: Editing, redo: bool) -> Result<(), ::leptos::wasm_split::SplitLoaderError> {
+    if redo {
+        editing.redo();
+    } else {
+        editing.undo();
+    }
+    Ok(())
+}
+
 /// Fetches Edit mode's module (at once where there is none): true when it is here.
 pub async fn load_edit() -> bool {
     #[cfg(pep_split)]

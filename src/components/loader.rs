@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use crate::browser;
 use crate::doc::Source;
 use crate::nav::{Navigator, Target};
-use crate::state::{LoadFailure, Session, LOADING_STEPS};
+use crate::state::{Session, LOADING_STEPS};
 
 /// What the user can open, for titles and hints.
 const OPENS: &str = "an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request";
@@ -33,25 +33,11 @@ async fn open_bytes(
     opened
 }
 
-/// Reads a picked or dropped file, then loads it.
+/// Reads a picked or dropped file, then loads it; on success shows `/doc`.
 fn open_file(session: Session, file: web_sys::File, navigate: impl Fn(&str, NavigateOptions) + 'static) {
-    let name = file.name();
     leptos::task::spawn_local(async move {
-        match browser::read_file(&file).await {
-            Ok(bytes) => {
-                open_bytes(session, Source::File(name), bytes.into(), navigate).await;
-            }
-            Err(e) => {
-                session.load_failure.try_set(Some(LoadFailure {
-                    source: name,
-                    errors: vec![envelope::Diagnostic::new(
-                        envelope::diag::Rule::UnreadableFile,
-                        "",
-                        format!("the file could not be read: {e}"),
-                    )],
-                    engine: None,
-                }));
-            }
+        if session.open_user_file(file).await {
+            navigate("/doc", Default::default());
         }
     });
 }

@@ -43,12 +43,23 @@ pub fn fragment(deflated: &[u8]) -> Result<String, Diagnostic> {
     Ok(format!("{KEY}={}", URL_SAFE_NO_PAD.encode(deflated)))
 }
 
+/// The `d=` value of a fragment (`#a&d=…`), if it has one.
+fn value(fragment: &str) -> Option<&str> {
+    let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+    fragment.split('&').find_map(|kv| kv.strip_prefix("d="))
+}
+
+/// Whether a fragment holds a document (`d=`), well formed or not: what
+/// [`data`] answers `Ok(None)` for does not.
+pub fn holds_data(fragment: &str) -> bool {
+    value(fragment).is_some()
+}
+
 /// The compressed data a fragment carries (`#d=…` or `d=…`, possibly among
 /// other `&`-separated keys), or what is wrong with it. `Ok(None)` when the
 /// fragment has no `d` key (an ordinary anchor).
 pub fn data(fragment: &str) -> Result<Option<Vec<u8>>, Diagnostic> {
-    let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
-    let Some(value) = fragment.split('&').find_map(|kv| kv.strip_prefix("d=")) else {
+    let Some(value) = value(fragment) else {
         return Ok(None);
     };
     if value.len() > MAX_FRAGMENT_CHARS {

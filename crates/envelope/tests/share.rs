@@ -25,6 +25,15 @@ fn every_demo_round_trips_exactly() {
 fn an_ordinary_anchor_is_not_a_document() {
     assert_eq!(share::decode("#m=d-a1").unwrap(), None);
     assert_eq!(share::decode("").unwrap(), None);
+    // The page's cheap test (before it fetches the code that reads links)
+    // agrees: no `d=`, no document; any `d=`, even a damaged one, is one.
+    for anchor in ["#m=d-a1", "", "#", "#md=x"] {
+        assert!(!share::holds_data(anchor), "{anchor}");
+    }
+    for link in ["#d=", "d=%%%", "#m=x&d=abc"] {
+        assert!(share::holds_data(link), "{link}");
+        assert!(share::data(link).map_or(true, |d| d.is_some()), "{link}");
+    }
 }
 
 #[test]
