@@ -21,6 +21,7 @@ use crate::edit::Editing;
 use crate::find::{Filter, Search};
 use crate::markdown;
 use crate::nav::Navigator;
+use crate::recheck;
 use crate::router::{href, Route, Router};
 use crate::share;
 use crate::split;
@@ -303,13 +304,38 @@ fn DemoPage(letter: char) -> impl IntoView {
     let loaded = RwSignal::new(None::<Arc<Doc>>);
     let url = href(&format!("/demos/{letter}.json"));
     let apply = move |fetched: Result<String, String>| match fetched {
-        Ok(text) => match Doc::load(Source::Demo(letter), text.as_bytes()) {
-            Ok(doc) => {
+        // Shown at once, checked after the first paint (crate::recheck).
+        Ok(text) => match Doc::load_provisional(Source::Demo(letter), text.as_bytes()) {
+            Ok((doc, pending)) => {
                 // Shown only while this page is still there (not after the
                 // user has gone on to another route).
                 if loaded.try_set(Some(doc.clone())).is_none() {
-                    session.show(doc);
+                    session.show(doc.clone());
                 }
+                leptos::task::spawn_local(async move {
+                    browser::after_next_paint().await;
+                    let now =
+                        |d: &Arc<Doc>| loaded.try_with_untracked(|l| l.as_ref().is_some_and(|l| Arc::ptr_eq(l, d)));
+                    match recheck::check(doc.clone(), pending).await {
+                        recheck::Outcome::Clean => {}
+                        recheck::Outcome::Warned(checked) => {
+                            if now(&doc) == Some(true) && loaded.try_set(Some(checked.clone())).is_none() {
+                                session.show(checked);
+                            }
+                        }
+                        recheck::Outcome::Invalid(errors) => {
+                            if now(&doc) == Some(true) {
+                                let list: Vec<String> = errors.iter().map(|d| d.to_string()).collect();
+                                loaded.try_set(None);
+                                failed.try_set(Some(format!("Demo {letter} is invalid: {}", list.join("; "))));
+                            }
+                        }
+                        recheck::Outcome::Unavailable => session.notify(
+                            format!("Demo {letter} is shown unchecked: the checks could not be loaded (offline, or a newer version was deployed)."),
+                            true,
+                        ),
+                    }
+                });
             }
             Err(errors) => {
                 let list: Vec<String> = errors.iter().map(|d| d.to_string()).collect();

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use envelope::calls::Calls;
 use envelope::export::{self, Contributions, Target};
+use envelope::parse::Pending;
 use envelope::template::Vars;
 use envelope::{parse, Diagnostic, Envelope, Loaded, Notice, Segment};
 use serde::{Deserialize, Serialize};
@@ -213,6 +214,29 @@ impl Doc {
     /// Reads `bytes` as a document.
     pub fn load(source: Source, bytes: &[u8]) -> Result<Arc<Doc>, Vec<Diagnostic>> {
         envelope::parse_bytes(bytes).map(|l| Doc::new(source, l))
+    }
+
+    /// Reads `bytes` as a document to show before its semantic pass
+    /// (`envelope::parse::Decoded::provisional`): the app's own demos and the
+    /// document it saved itself. [`crate::recheck`] runs the pass after the
+    /// first paint.
+    pub fn load_provisional(source: Source, bytes: &[u8]) -> Result<(Arc<Doc>, Pending), Vec<Diagnostic>> {
+        parse::parse_provisional(bytes).map(|(l, pending)| (Doc::new(source, l), pending))
+    }
+
+    /// This document with `later` (the semantic pass's warnings) added to its
+    /// warnings: the same lineage, a new version to show.
+    pub fn with_later_warnings(&self, later: Vec<Diagnostic>) -> Arc<Doc> {
+        let warnings = self.warnings.iter().cloned().chain(later).collect();
+        let loaded = Loaded { envelope: self.envelope.clone(), raw: self.raw.clone(), warnings };
+        let doc = Doc::with_origin(self.source.clone(), loaded, self.origin.clone());
+        match Arc::try_unwrap(doc) {
+            Ok(mut doc) => {
+                doc.lineage = self.lineage;
+                Arc::new(doc)
+            }
+            Err(doc) => doc,
+        }
     }
 
     /// The document with `envelope` (an edit of its own) in its place: the

@@ -14,6 +14,7 @@ pub mod find;
 pub mod hooks;
 pub mod markdown;
 pub mod nav;
+pub mod recheck;
 pub mod router;
 pub mod share;
 pub mod split;

@@ -433,6 +433,17 @@ impl Session {
         self.restore_now();
     }
 
+    /// Says that the saved document no longer loads (`errors` errors).
+    fn no_longer_loads(&self, errors: usize) {
+        self.notify(
+            format!(
+                "The document saved by an earlier visit no longer loads ({}); it was kept in storage untouched.",
+                crate::components::count(errors, "error")
+            ),
+            true,
+        );
+    }
+
     /// Opens the saved document, marking the attempt until it is painted.
     pub fn restore_now(&self) {
         self.unsafe_restore.set(0);
@@ -446,17 +457,37 @@ impl Session {
                     browser::remove(OPENING_KEY);
                 });
                 let source = stored.name.map_or(Source::Pasted, Source::File);
-                match envelope::parse(&stored.text) {
-                    Ok(loaded) => self.user_doc.set(Some(Doc::with_origin(source, loaded, stored.imported))),
-                    Err(errors) => {
-                        self.notify(
-                            format!(
-                                "The document saved by an earlier visit no longer loads ({}); it was kept in storage untouched.",
-                                crate::components::count(errors.len(), "error")
-                            ),
-                            true,
-                        );
+                // It was checked when it was opened: shown at once, its
+                // semantic pass after the first paint (crate::recheck).
+                match envelope::parse::parse_provisional(stored.text.as_bytes()) {
+                    Ok((loaded, pending)) => {
+                        let doc = Doc::with_origin(source, loaded, stored.imported);
+                        self.user_doc.set(Some(doc.clone()));
+                        let session = *self;
+                        leptos::task::spawn_local(async move {
+                            browser::after_next_paint().await;
+                            let outcome = crate::recheck::check(doc.clone(), pending).await;
+                            let now = session
+                                .user_doc
+                                .try_with_untracked(|u| u.as_ref().is_some_and(|u| Arc::ptr_eq(u, &doc)));
+                            match outcome {
+                                crate::recheck::Outcome::Clean => {}
+                                crate::recheck::Outcome::Warned(checked) if now == Some(true) => {
+                                    session.user_doc.set(Some(checked));
+                                }
+                                crate::recheck::Outcome::Invalid(errors) if now == Some(true) => {
+                                    session.user_doc.set(None);
+                                    session.no_longer_loads(errors.len());
+                                }
+                                crate::recheck::Outcome::Unavailable => session.notify(
+                                    "Your saved document is shown unchecked: the checks could not be loaded (offline, or a newer version was deployed).".to_string(),
+                                    true,
+                                ),
+                                _ => {}
+                            }
+                        });
                     }
+                    Err(errors) => self.no_longer_loads(errors.len()),
                 }
             }
             Err(e) => self.notify(format!("The saved document could not be read ({e}); starting without it."), true),

@@ -124,7 +124,7 @@ pub fn Ico(
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::ICONS;
 

@@ -262,7 +262,9 @@ test('split: the first screen fetches only the protocol panel\'s module; search,
   // The protocol panel's module (and the chunks it shares) only.
   const first = await split();
   assert.ok(first.includes('split_protocol'), `the protocol panel's module: ${first}`);
-  assert.deepEqual(first.filter((n) => n !== 'split_protocol' && !n.startsWith('chunk_')), [], 'demo A loads no other split module');
+  // ... and the demo's semantic pass (src/recheck.rs), both after the first paint.
+  assert.ok(first.includes('split_recheck'), `the semantic pass's module: ${first}`);
+  assert.deepEqual(first.filter((n) => !['split_protocol', 'split_recheck'].includes(n) && !n.startsWith('chunk_')), [], 'demo A loads no other split module');
   // The search's code comes with the first query.
   await page.getByTestId('search').fill('sam PATEL');
   await page.waitForFunction(() => /^1 of \d+$/.test(document.querySelector('[data-testid=search-count]').textContent));
@@ -535,6 +537,32 @@ test('a loaded document survives a reload; corrupt storage is reported, not fata
   const notices = await page.getByTestId('notice').allTextContents();
   assert.ok(notices.some((n) => n.includes('saved document could not be read')), notices.join('|'));
   assert.ok(notices.some((n) => n.includes('preferences were unreadable')), notices.join('|'));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('render first, check after: a saved document is shown at once, then its warnings arrive; one that no longer passes the checks is taken away and said so, storage untouched', async (browser) => {
+  const { context, page } = await newPage(browser);
+  const doc = (messages) => JSON.stringify({ version: '1.0', model: 'gpt-4o', messages });
+  const msg = (id, text) => ({ id, role: 'user', timestamp: 1767225600000, segments: [{ kind: 'text', content: text }] });
+  const save = (text) => page.evaluate((t) => localStorage.setItem('pep/v1/document', JSON.stringify({ name: 'saved.json', text: t, imported: null })), text);
+  await page.goto(`${BASE}/`);
+  await page.locator('[data-message-id="a-sys"]').waitFor();
+  assert.equal(await page.getByTestId('warnings').count(), 0, 'demo A has nothing to say after its check');
+  // A placeholder with no variable: a warning of the semantic pass.
+  await save(doc([msg('w-1', 'Hello {{who}}')]));
+  await page.goto(`${BASE}/doc`);
+  await page.locator('[data-message-id="w-1"]').waitFor();
+  await page.getByTestId('warnings').filter({ hasText: 'placeholder {{who}} has no static_var' }).waitFor();
+  // Two messages with one id: an error of the semantic pass.
+  const invalid = doc([msg('d-1', 'one'), msg('d-1', 'two')]);
+  await save(invalid);
+  await page.goto(`${BASE}/doc`);
+  await page.getByTestId('notice').filter({ hasText: 'no longer loads (1 error)' }).waitFor();
+  await page.getByText('No document of yours yet').waitFor();
+  assert.equal(await page.locator('[data-message-id="d-1"]').count(), 0);
+  const kept = await page.evaluate(() => JSON.parse(localStorage.getItem('pep/v1/document')).text);
+  assert.equal(kept, invalid, 'the saved text is kept untouched');
   assert.deepEqual(page.errors, []);
   await context.close();
 });

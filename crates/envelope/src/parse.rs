@@ -160,6 +160,54 @@ impl Decoded {
     }
 }
 
+impl Decoded {
+    /// A document shown before its semantic pass, and that pass still to run
+    /// ([`Pending`]): for a reader that shows a document it trusts at once
+    /// and checks it a moment later (the app's own demos and the document it
+    /// saved itself, checked after the first paint). When the structural pass
+    /// found an error, `Err` holds its errors (the semantic pass does not run).
+    /// `Loaded::warnings` holds the structural pass's warnings; with those
+    /// [`Pending::check`] adds, they are the warnings of [`Decoded::check`],
+    /// in its order, and it adds an error exactly where `check` fails.
+    pub fn provisional(self, raw: Value) -> Result<(Loaded, Pending), Vec<Diagnostic>> {
+        let Decoded { envelope, errors, locator, incomplete } = self;
+        let (errors, warnings): (Vec<_>, Vec<_>) = errors.into_iter().partition(|d| d.is_error());
+        match envelope {
+            Some(envelope) if errors.is_empty() => {
+                Ok((Loaded { envelope, raw, warnings }, Pending { locator, incomplete }))
+            }
+            _ => Err(errors),
+        }
+    }
+}
+
+/// The semantic pass of a document shown before it ([`Decoded::provisional`]).
+#[derive(Debug)]
+pub struct Pending {
+    locator: Locator,
+    incomplete: bool,
+}
+
+impl Pending {
+    /// The semantic pass ([`crate::validate`]) over `envelope`, the document
+    /// [`Decoded::provisional`] gave: its errors and warnings, in
+    /// [`Decoded::check`]'s order. Any error means the document does not load.
+    pub fn check(&self, envelope: &Envelope) -> Vec<Diagnostic> {
+        validate::check(envelope, &self.locator, self.incomplete)
+    }
+}
+
+/// [`parse_bytes`] with the semantic pass left to run ([`Decoded::provisional`]):
+/// reading, JSON (duplicate keys included) and structural errors are `Err`.
+pub fn parse_provisional(bytes: &[u8]) -> Result<(Loaded, Pending), Vec<Diagnostic>> {
+    let text = utf8(bytes).map_err(|e| vec![e])?;
+    let (value, duplicates) = read_json(text).map_err(|e| vec![e])?;
+    if !duplicates.is_empty() {
+        return Err(duplicates);
+    }
+    Decoded::of(&value).provisional(value)
+}
+
 /// Whether a JSON value is meant as a Prompt Envelope rather than as a
 /// provider's request body: an object with `version`, or whose `messages`
 /// hold an entry with `segments`. No request format has either, so a reader
