@@ -20,7 +20,7 @@
 // call), style/layout, paint, HTML parse; `cpu` is the main thread's CPU time
 // over the same span (thread time of top-level events).
 import { pathToFileURL } from 'node:url';
-import { freshPage, launch, median } from './lib.mjs';
+import { freshPage, launch, median, takeOption } from './lib.mjs';
 import { startServer } from './serve.mjs';
 
 const MAIN_KEYS = { FunctionCall: 'script', 'v8.callFunction': 'script', EvaluateScript: 'script', 'v8.compileModule': 'script', 'wasm.CompileLazy': 'compileLazy', UpdateLayoutTree: 'style', Layout: 'layout', Paint: 'paint', PrePaint: 'paint', Commit: 'paint', Layerize: 'paint', ParseHTML: 'parseHTML', ParseAuthorStyleSheet: 'style' };
@@ -130,13 +130,7 @@ async function once(c, browser, trace = true) {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = process.argv.slice(2);
-  const opt = (name, dflt) => {
-    const i = args.indexOf(name);
-    if (i < 0) return dflt;
-    const v = args[i + 1];
-    args.splice(i, 2);
-    return v;
-  };
+  const opt = (name, dflt) => takeOption(args, name, dflt);
   const runs = Number(opt('--runs', 9));
   const paths = opt('--paths', '/,/demo/f').split(',');
   const targets = args.map((a) => (a.startsWith('react=') ? { name: 'react', dir: a.slice(6), sel: '[data-segment]', react: true } : { name: a, dir: a, sel: '[data-kind]' }));

@@ -58,6 +58,15 @@ export async function freshPage(browser, opts = {}) {
   return { context, page };
 }
 
+/** Takes `--name value` out of `args` (a command line's arguments): the value, or `dflt`. */
+export function takeOption(args, name, dflt) {
+  const i = args.indexOf(name);
+  if (i < 0) return dflt;
+  const v = args[i + 1];
+  args.splice(i, 2);
+  return v;
+}
+
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const n = s.length;

@@ -11,17 +11,11 @@
 // for the panel's `[data-testid=protocol-json]`. `asked` / `split`: the panel
 // module's (split_protocol) request start and responseEnd, when the build has one. Median ms after
 // navigation start.
-import { freshPage, launch, median } from './lib.mjs';
+import { freshPage, launch, median, takeOption } from './lib.mjs';
 import { startServer } from './serve.mjs';
 
 const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  if (i < 0) return dflt;
-  const v = args[i + 1];
-  args.splice(i, 2);
-  return v;
-};
+const opt = (name, dflt) => takeOption(args, name, dflt);
 const runs = Number(opt('--runs', 9));
 const paths = opt('--paths', '/,/demo/f').split(',');
 const dists = args;
