@@ -211,6 +211,22 @@ impl Doc {
         self.raw_text.get_or_init(|| export::to_pretty(&self.raw).into()).clone()
     }
 
+    /// The raw text if it is made already.
+    pub fn raw_text_made(&self) -> Option<Arc<str>> {
+        self.raw_text.get().cloned()
+    }
+
+    /// The raw text in pieces (`export::to_pretty_pieces`), for a caller that
+    /// makes it between frames and keeps it with [`Doc::keep_raw_text`].
+    pub fn raw_pieces(&self) -> export::PrettyPieces<'_> {
+        export::to_pretty_pieces(&self.raw)
+    }
+
+    /// Keeps `text` (the pieces of [`Doc::raw_pieces`], joined) as the raw text.
+    pub fn keep_raw_text(&self, text: String) -> Arc<str> {
+        self.raw_text.get_or_init(|| text.into()).clone()
+    }
+
     /// Reads `bytes` as a document.
     pub fn load(source: Source, bytes: &[u8]) -> Result<Arc<Doc>, Vec<Diagnostic>> {
         envelope::parse_bytes(bytes).map(|l| Doc::new(source, l))

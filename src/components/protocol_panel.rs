@@ -251,7 +251,16 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             status.set(None);
         }
     };
-    let unavailable = move || shown().is_none();
+    // Made by the Raw tab a slice at a time (RawView): Copy and Download wait
+    // for it rather than make a document of tens of MB in one task.
+    let raw_made = RwSignal::new(0u32);
+    let unavailable = move || {
+        if tab.get() == Tab::Raw {
+            raw_made.track();
+            return doc.with(|d| d.as_ref().is_none_or(|d| d.raw_text_made().is_none()));
+        }
+        shown().is_none()
+    };
     view! {
         <section class="protocol" aria-label="Protocol">
             <div class="protocol-bar">
@@ -316,7 +325,7 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                 Tab::Checks => split::deferred(split::CHECKS).into_any(),
                 _ if !ready.get() => view! { <p class="muted pad">"Preparing the JSON…"</p> }.into_any(),
                 Tab::Raw => match doc.get() {
-                    Some(d) => view! { <JsonView text=d.raw_text() label="Raw protocol"/> }.into_any(),
+                    Some(d) => view! { <RawView doc=d made=raw_made/> }.into_any(),
                     None => view! { <p class="muted pad">"No document."</p> }.into_any(),
                 },
                 Tab::Openai => match export.get() {
@@ -425,6 +434,71 @@ pub fn JsonView(
             <p class="muted pad" role="status" data-testid="json-indexing">
                 <span class="spinner" aria-hidden="true"></span>
                 {move || format!(" Preparing the JSON view ({} MB): {} %", total / 1_000_000, progress.get() * 100 / total)}
+            </p>
+        }
+        .into_any(),
+    })
+    .into_any()
+}
+
+/// Work per task while the raw text is made (ms).
+const RAW_SLICE_MS: f64 = 8.0;
+/// Up to this many segments the raw text is made in the tab's first task.
+const RAW_AT_ONCE_SEGMENTS: usize = 2_000;
+
+/// The Raw tab: the document's pretty JSON. When it is not made yet it is
+/// made a few messages per task (`Doc::raw_pieces`), with its progress: a
+/// document of tens of MB would otherwise hold the page for one long task.
+#[component]
+fn RawView(
+    doc: Arc<Doc>,
+    /// Bumped when the text is made (Copy and Download wait for it).
+    made: RwSignal<u32>,
+) -> impl IntoView {
+    let bump = made;
+    // A document of a few thousand segments at most: made at once (a few ms).
+    if doc.raw_text_made().is_some() || doc.segment_count() <= RAW_AT_ONCE_SEGMENTS {
+        let text = doc.raw_text();
+        made.update(|n| *n += 1);
+        return view! { <JsonView text label="Raw protocol"/> }.into_any();
+    }
+    let text = RwSignal::new(None::<Arc<str>>);
+    let progress = RwSignal::new(0usize);
+    let total = doc.raw_pieces().remaining().max(1);
+    leptos::task::spawn_local(async move {
+        let mut pieces = doc.raw_pieces();
+        let mut out = String::new();
+        loop {
+            let t0 = browser::now_ms();
+            let mut done = false;
+            while browser::now_ms() - t0 < RAW_SLICE_MS {
+                match pieces.next() {
+                    Some(p) => out.push_str(&p),
+                    None => {
+                        done = true;
+                        break;
+                    }
+                }
+            }
+            if done {
+                break;
+            }
+            // Gone (another tab, another document): stop.
+            if progress.try_set(total - pieces.remaining()).is_some() {
+                return;
+            }
+            browser::sleep(0).await;
+        }
+        drop(pieces);
+        text.try_set(Some(doc.keep_raw_text(out)));
+        bump.try_update(|n| *n += 1);
+    });
+    (move || match text.get() {
+        Some(text) => view! { <JsonView text label="Raw protocol"/> }.into_any(),
+        None => view! {
+            <p class="muted pad" role="status" data-testid="raw-preparing">
+                <span class="spinner" aria-hidden="true"></span>
+                {move || format!(" Preparing the raw JSON: {} %", progress.get() * 100 / total)}
             </p>
         }
         .into_any(),

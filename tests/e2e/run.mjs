@@ -1045,12 +1045,24 @@ test('the JSON view of a 20 MB document: prepared a slice at a time (the page an
   }));
   const { context, page } = await newPage(browser);
   await openFile(page, file, 120000);
+  // The raw text itself is made a few messages per task, with its progress
+  // (a MutationObserver notes the status line, however briefly it shows).
+  await page.evaluate(() => {
+    window.__rawSteps = { seen: false, copyDisabled: false };
+    new MutationObserver(() => {
+      if (document.querySelector('[data-testid=raw-preparing]')) {
+        window.__rawSteps.seen = true;
+        window.__rawSteps.copyDisabled ||= document.querySelector('[data-testid=copy-json]')?.disabled === true;
+      }
+    }).observe(document.body, { childList: true, subtree: true, characterData: true });
+  });
   await page.getByTestId('tab-raw').click();
   // While the view prepares, the page still handles input and paints.
   const answered = await page.evaluate(() => new Promise((ok) => { const t = performance.now(); requestAnimationFrame(() => ok(performance.now() - t)); }));
   assert.ok(answered < 2000, `a frame ${answered} ms after the tab click`);
   await page.locator('[data-testid=protocol-json] .jrow').first().waitFor({ timeout: 60000 });
   const lines = Number(await page.getByTestId('protocol-json').getAttribute('data-lines'));
+  assert.deepEqual(await page.evaluate(() => window.__rawSteps), { seen: true, copyDisabled: true }, 'the raw text was made in steps; Copy waited for it');
   assert.ok(await page.locator('[data-testid=protocol-json] .jrow').count() < 300, 'only the lines on screen are in the DOM');
   const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-json').click()]);
   const text = readFileSync(await dl.path(), 'utf8');

@@ -304,3 +304,52 @@ fn pretty_text_ends_with_a_newline_and_parses_back() {
     let v: Value = serde_json::from_str(&s).unwrap();
     typed_check(&v);
 }
+
+/// `to_pretty_pieces` concatenated is `to_pretty`, byte for byte: every
+/// envelope fixture, the demos, a big generated document and the edge cases
+/// (no messages, empty, not an array, messages first or last, not an object).
+#[test]
+fn pretty_pieces_concatenate_to_to_pretty() {
+    use envelope::export::{to_pretty, to_pretty_pieces};
+    use serde_json::{json, Value};
+    fn check(v: &Value, what: &str) -> usize {
+        let pieces: Vec<String> = to_pretty_pieces(v).collect();
+        assert_eq!(pieces.concat(), to_pretty(v), "{what}");
+        pieces.len()
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["tests/fixtures/envelopes/valid", "tests/fixtures/envelopes/invalid", "../../demos"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "json") {
+                files.push(p);
+            }
+        }
+    }
+    let mut split = 0;
+    for p in &files {
+        let Ok(v) = serde_json::from_slice::<Value>(&std::fs::read(p).unwrap()) else { continue };
+        if check(&v, &p.display().to_string()) > 1 {
+            split += 1;
+        }
+    }
+    assert!(split >= 6, "only {split} documents came in more than one piece");
+    let msg = |i: usize| json!({"id": format!("m{i}"), "role": "user", "segments": [{"kind": "text", "content": format!("line\nbreak \u{2028} \"q\" {i}"), "nested": {"a": [1, {"b": []}], "messages": []}}]});
+    let many: Vec<Value> = (0..500).map(msg).collect();
+    assert_eq!(
+        check(&json!({"version": "1.0", "model": "m", "messages": many, "params": {"messages": []}}), "big"),
+        502
+    );
+    check(&json!({"messages": [msg(1)], "version": "1.0"}), "messages first");
+    check(&json!({"version": "1.0", "messages": [msg(1)]}), "messages last");
+    assert_eq!(check(&json!({"version": "1.0", "messages": []}), "empty"), 1);
+    assert_eq!(check(&json!({"version": "1.0", "messages": "no"}), "not an array"), 1);
+    assert_eq!(check(&json!({"version": "1.0"}), "none"), 1);
+    assert_eq!(check(&json!([1, 2]), "not an object"), 1);
+    let two = json!({"messages": [1, 2]});
+    let mut p = to_pretty_pieces(&two);
+    assert_eq!(p.remaining(), 4);
+    p.next();
+    assert_eq!(p.remaining(), 3);
+}

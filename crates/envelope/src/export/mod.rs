@@ -227,6 +227,76 @@ pub fn to_pretty(value: &Value) -> String {
     s
 }
 
+/// [`to_pretty`] in pieces, for a caller that builds a text of tens of MB
+/// between frames (the app's Raw view): the text before the first message,
+/// each message, then the rest. Concatenated, the pieces are exactly
+/// `to_pretty(value)`; a value without a non-empty top-level `messages`
+/// array is one piece. (Pretty JSON has no line break inside a string, so a
+/// message printed alone and indented line by line is the text it has in
+/// the whole.)
+pub fn to_pretty_pieces(value: &Value) -> PrettyPieces<'_> {
+    let whole = |value| PrettyPieces { head: Some(to_pretty(value)), messages: &[], next: 0, tail: None };
+    let Value::Object(o) = value else { return whole(value) };
+    let Some(Value::Array(messages)) = o.get("messages") else { return whole(value) };
+    if messages.is_empty() {
+        return whole(value);
+    }
+    // The same object with `messages: []` in its place (key order kept).
+    let frame: serde_json::Map<String, Value> = o
+        .iter()
+        .map(|(k, v)| (k.clone(), if k == "messages" { Value::Array(Vec::new()) } else { v.clone() }))
+        .collect();
+    let text = to_pretty(&Value::Object(frame));
+    const EMPTY: &str = "\n  \"messages\": []";
+    let Some(at) = text.find(EMPTY) else { return whole(value) };
+    PrettyPieces {
+        head: Some(format!("{}\n  \"messages\": [", &text[..at])),
+        messages,
+        next: 0,
+        tail: Some(format!("\n  ]{}", &text[at + EMPTY.len()..])),
+    }
+}
+
+/// The pieces of [`to_pretty_pieces`].
+pub struct PrettyPieces<'a> {
+    head: Option<String>,
+    messages: &'a [Value],
+    next: usize,
+    tail: Option<String>,
+}
+
+impl PrettyPieces<'_> {
+    /// How many pieces are left.
+    pub fn remaining(&self) -> usize {
+        usize::from(self.head.is_some()) + (self.messages.len() - self.next) + usize::from(self.tail.is_some())
+    }
+}
+
+impl Iterator for PrettyPieces<'_> {
+    type Item = String;
+
+    fn next(&mut self) -> Option<String> {
+        if let Some(head) = self.head.take() {
+            return Some(head);
+        }
+        if let Some(m) = self.messages.get(self.next) {
+            let alone = crate::jsontext::pretty(m);
+            let mut out = String::with_capacity(alone.len() + alone.len() / 8 + 8);
+            out.push_str(if self.next == 0 { "\n" } else { ",\n" });
+            for (k, line) in alone.split('\n').enumerate() {
+                if k > 0 {
+                    out.push('\n');
+                }
+                out.push_str("    ");
+                out.push_str(line);
+            }
+            self.next += 1;
+            return Some(out);
+        }
+        self.tail.take()
+    }
+}
+
 /// One element of a provider message's content, in segment order: a run of
 /// adjacent text pieces (joined by `"\n\n"`) or one other piece.
 #[derive(Clone, Debug, PartialEq)]
