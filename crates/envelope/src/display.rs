@@ -215,6 +215,18 @@ fn may_have_long_cluster(text: &str, max_chars: usize) -> bool {
     false
 }
 
+/// The largest character boundary of `text` at or before byte `at` (`text`'s
+/// length when `at` is beyond it): where to cut so as not to split a
+/// character. (`str::floor_char_boundary` is newer than the workspace's
+/// rust-version.)
+pub fn floor_boundary(text: &str, at: usize) -> usize {
+    let mut cut = at.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    cut
+}
+
 /// Plain text longer than this many bytes is shown cut, with a note and an
 /// action to show it all (a browser lays out tens of megabytes of text for
 /// seconds). Copy, Download and the exports keep the whole text.
@@ -227,10 +239,7 @@ pub fn head(text: &str, max_bytes: usize) -> (&str, usize) {
     if text.len() <= max_bytes {
         return (text, 0);
     }
-    let mut cut = max_bytes;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let mut cut = floor_boundary(text, max_bytes);
     let from = cut - cut / 4;
     if let Some(nl) = text.as_bytes()[from..cut].iter().rposition(|&b| b == b'\n') {
         cut = from + nl + 1;
@@ -366,6 +375,14 @@ pub fn thousands(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn floor_boundary_never_splits_a_character() {
+        assert_eq!(floor_boundary("aé", 0), 0);
+        assert_eq!(floor_boundary("aé", 2), 1, "inside é: before it");
+        assert_eq!(floor_boundary("aé", 3), 3);
+        assert_eq!(floor_boundary("aé", 99), 3, "beyond the end: the length");
+    }
+
     #[test]
     fn head_cuts_long_text_at_a_boundary() {
         assert_eq!(head("short", 10), ("short", 0));

@@ -203,10 +203,7 @@ pub fn abbreviate_data_url(token: &str) -> Option<String> {
     }
     // The media type and encoding (up to the comma, bounded), and a few characters of the data.
     let head_end = inner.find(',').filter(|&c| c < 80).map(|c| c + 1).unwrap_or(40);
-    let mut cut = (head_end + 8).min(inner.len());
-    while !inner.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let cut = crate::display::floor_boundary(inner, head_end + 8);
     Some(format!("\"{}… ({} chars)\"", &inner[..cut], crate::display::thousands(inner.chars().count() as u64)))
 }
 
@@ -223,10 +220,7 @@ pub fn cut_long_string(token: &str) -> Option<(&str, usize)> {
     if token.len() <= STRING_SHOWN_BYTES {
         return None;
     }
-    let mut cut = STRING_SHOWN_BYTES;
-    while !token.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let cut = crate::display::floor_boundary(token, STRING_SHOWN_BYTES);
     Some((&token[..cut], token[cut..].chars().count()))
 }
 

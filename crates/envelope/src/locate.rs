@@ -259,10 +259,7 @@ impl<'a> Lines<'a> {
 
     /// 1-based line and column of a byte offset (clamped to the text).
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset -= 1;
-        }
+        let offset = crate::display::floor_boundary(self.text, offset);
         let line = self.starts.partition_point(|&s| s <= offset);
         let start = self.starts[line - 1].max(if line == 1 { self.bom } else { 0 }).min(offset);
         (line, self.text[start..offset].chars().count() + 1)
@@ -286,11 +283,7 @@ impl<'a> Lines<'a> {
     /// `serde_json`'s positions (which count bytes after a stripped BOM).
     pub fn byte_column_to_char(&self, line: usize, byte_col: usize) -> usize {
         let Some(text) = self.line(line) else { return byte_col };
-        let mut cut = byte_col.min(text.len());
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text[..cut].chars().count()
+        text[..crate::display::floor_boundary(text, byte_col)].chars().count()
     }
 }
 
