@@ -158,9 +158,7 @@ impl Decoded {
             _ => Err(errors),
         }
     }
-}
 
-impl Decoded {
     /// A document shown before its semantic pass, and that pass still to run
     /// ([`Pending`]): for a reader that shows a document it trusts at once
     /// and checks it a moment later (the app's own demos and the document it

@@ -30,8 +30,7 @@ impl RemoteMedia {
     fn add(&mut self, url: &str) {
         self.count += 1;
         let host = host(url);
-        if !self.seen.contains(&host) {
-            self.seen.insert(host.clone());
+        if self.seen.insert(host.clone()) {
             self.hosts.push(host);
         }
     }
