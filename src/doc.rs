@@ -129,6 +129,11 @@ impl Doc {
 
     /// A document imported from a request (`origin`), or not (`None`).
     pub fn with_origin(source: Source, loaded: Loaded, origin: Option<Origin>) -> Arc<Doc> {
+        Doc::of_lineage(source, loaded, origin, LINEAGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// A version of the document of `lineage` (a new one's: [`Doc::with_origin`]).
+    fn of_lineage(source: Source, loaded: Loaded, origin: Option<Origin>, lineage: u64) -> Arc<Doc> {
         let Loaded { envelope, raw, warnings } = loaded;
         let vars = Vars::of(&envelope);
         let calls = Calls::pair(&envelope);
@@ -151,7 +156,7 @@ impl Doc {
         }
         Arc::new(Doc {
             source,
-            lineage: LINEAGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            lineage,
             origin,
             raw,
             openai: OnceLock::new(),
@@ -245,14 +250,7 @@ impl Doc {
     pub fn with_later_warnings(&self, later: Vec<Diagnostic>) -> Arc<Doc> {
         let warnings = self.warnings.iter().cloned().chain(later).collect();
         let loaded = Loaded { envelope: self.envelope.clone(), raw: self.raw.clone(), warnings };
-        let doc = Doc::with_origin(self.source.clone(), loaded, self.origin.clone());
-        match Arc::try_unwrap(doc) {
-            Ok(mut doc) => {
-                doc.lineage = self.lineage;
-                Arc::new(doc)
-            }
-            Err(doc) => doc,
-        }
+        Doc::of_lineage(self.source.clone(), loaded, self.origin.clone(), self.lineage)
     }
 
     /// The document with `envelope` (an edit of its own) in its place: the
@@ -265,10 +263,7 @@ impl Doc {
         envelope::edit::patch_raw(&mut raw, &self.envelope, envelope);
         let text = export::to_pretty(&raw);
         let loaded = parse::from_value(raw)?;
-        let doc = Doc::with_origin(source, loaded, self.origin.clone());
-        let mut doc = Arc::try_unwrap(doc).map_err(|_| Vec::new())?;
-        doc.lineage = self.lineage;
-        Ok((Arc::new(doc), text))
+        Ok((Doc::of_lineage(source, loaded, self.origin.clone(), self.lineage), text))
     }
 
     /// How many segments the document has.
