@@ -303,6 +303,10 @@ fn DemoPage(letter: char) -> impl IntoView {
     let failed = RwSignal::new(None::<String>);
     let loaded = RwSignal::new(None::<Arc<Doc>>);
     let url = href(&format!("/demos/{letter}.json"));
+    let invalid = move |errors: &[envelope::Diagnostic]| {
+        let list: Vec<String> = errors.iter().map(|d| d.to_string()).collect();
+        failed.try_set(Some(format!("Demo {letter} is invalid: {}", list.join("; "))));
+    };
     let apply = move |fetched: Result<String, String>| match fetched {
         // Shown at once, checked after the first paint (crate::recheck).
         Ok(text) => match Doc::load_provisional(Source::Demo(letter), text.as_bytes()) {
@@ -313,23 +317,10 @@ fn DemoPage(letter: char) -> impl IntoView {
                     session.show(doc.clone());
                 }
                 leptos::task::spawn_local(async move {
-                    browser::after_next_paint().await;
-                    let now =
-                        |d: &Arc<Doc>| loaded.try_with_untracked(|l| l.as_ref().is_some_and(|l| Arc::ptr_eq(l, d)));
-                    match recheck::check(doc.clone(), pending).await {
+                    match recheck::settle(doc, pending, loaded).await {
                         recheck::Outcome::Clean => {}
-                        recheck::Outcome::Warned(checked) => {
-                            if now(&doc) == Some(true) && loaded.try_set(Some(checked.clone())).is_none() {
-                                session.show(checked);
-                            }
-                        }
-                        recheck::Outcome::Invalid(errors) => {
-                            if now(&doc) == Some(true) {
-                                let list: Vec<String> = errors.iter().map(|d| d.to_string()).collect();
-                                loaded.try_set(None);
-                                failed.try_set(Some(format!("Demo {letter} is invalid: {}", list.join("; "))));
-                            }
-                        }
+                        recheck::Outcome::Warned(checked) => session.show(checked),
+                        recheck::Outcome::Invalid(errors) => invalid(&errors),
                         recheck::Outcome::Unavailable => session.notify(
                             format!("Demo {letter} is shown unchecked: the checks could not be loaded (offline, or a newer version was deployed)."),
                             true,
@@ -337,10 +328,7 @@ fn DemoPage(letter: char) -> impl IntoView {
                     }
                 });
             }
-            Err(errors) => {
-                let list: Vec<String> = errors.iter().map(|d| d.to_string()).collect();
-                failed.try_set(Some(format!("Demo {letter} is invalid: {}", list.join("; "))));
-            }
+            Err(errors) => invalid(&errors),
         },
         Err(e) => {
             failed.try_set(Some(format!("Demo {letter} could not be fetched: {e}")));

@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use envelope::parse::Pending;
 use envelope::Diagnostic;
+use leptos::prelude::*;
 
+use crate::browser;
 use crate::doc::Doc;
 
 /// What the semantic pass found.
@@ -36,9 +38,31 @@ fn semantic_pass(doc: Arc<Doc>, pending: Pending) -> Result<Vec<Diagnostic>, ::l
     Ok(pending.check(&doc.envelope))
 }
 
-/// Runs the semantic pass of `doc` (after the first paint: the caller waits
-/// for it).
-pub async fn check(doc: Arc<Doc>, pending: Pending) -> Outcome {
+/// After the next paint, the semantic pass of `doc`, which `slot` shows.
+/// While `slot` still holds `doc`, a document with warnings takes its place
+/// and an invalid one is taken out; when `slot` has moved on to another
+/// document the outcome is `Clean` (nothing of it is on screen). The caller
+/// does the rest: say why, or show the new version elsewhere.
+pub async fn settle(doc: Arc<Doc>, pending: Pending, slot: RwSignal<Option<Arc<Doc>>>) -> Outcome {
+    browser::after_next_paint().await;
+    let outcome = check(doc.clone(), pending).await;
+    let shown = slot.try_with_untracked(|s| s.as_ref().is_some_and(|s| Arc::ptr_eq(s, &doc))) == Some(true);
+    match outcome {
+        Outcome::Warned(checked) if shown => {
+            slot.try_set(Some(checked.clone()));
+            Outcome::Warned(checked)
+        }
+        Outcome::Invalid(errors) if shown => {
+            slot.try_set(None);
+            Outcome::Invalid(errors)
+        }
+        Outcome::Unavailable => Outcome::Unavailable,
+        _ => Outcome::Clean,
+    }
+}
+
+/// Runs the semantic pass of `doc`.
+async fn check(doc: Arc<Doc>, pending: Pending) -> Outcome {
     #[cfg(pep_split)]
     let found = semantic_pass(doc.clone(), pending).await;
     #[cfg(not(pep_split))]

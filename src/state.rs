@@ -465,25 +465,14 @@ impl Session {
                         self.user_doc.set(Some(doc.clone()));
                         let session = *self;
                         leptos::task::spawn_local(async move {
-                            browser::after_next_paint().await;
-                            let outcome = crate::recheck::check(doc.clone(), pending).await;
-                            let now = session
-                                .user_doc
-                                .try_with_untracked(|u| u.as_ref().is_some_and(|u| Arc::ptr_eq(u, &doc)));
-                            match outcome {
-                                crate::recheck::Outcome::Clean => {}
-                                crate::recheck::Outcome::Warned(checked) if now == Some(true) => {
-                                    session.user_doc.set(Some(checked));
-                                }
-                                crate::recheck::Outcome::Invalid(errors) if now == Some(true) => {
-                                    session.user_doc.set(None);
-                                    session.no_longer_loads(errors.len());
-                                }
+                            match crate::recheck::settle(doc, pending, session.user_doc).await {
+                                crate::recheck::Outcome::Invalid(errors) => session.no_longer_loads(errors.len()),
                                 crate::recheck::Outcome::Unavailable => session.notify(
                                     "Your saved document is shown unchecked: the checks could not be loaded (offline, or a newer version was deployed).".to_string(),
                                     true,
                                 ),
-                                _ => {}
+                                // A document with warnings is in `user_doc` now (and shown from there).
+                                crate::recheck::Outcome::Clean | crate::recheck::Outcome::Warned(_) => {}
                             }
                         });
                     }
