@@ -182,16 +182,10 @@ impl Session {
         match made {
             Ok(opening) => opening.await,
             Err(_) if self.is_current(seq) => {
-                self.loading.try_set(None);
-                self.fail(LoadFailure {
-                    source: label,
-                    errors: vec![Diagnostic::new(
-                        envelope::diag::Rule::UnreadableFile,
-                        "",
-                        "the page's code that opens documents could not be fetched (offline, or a newer version was deployed); try again",
-                    )],
-                    engine: None,
-                });
+                self.fail_unreadable(
+                    label,
+                    "the page's code that opens documents could not be fetched (offline, or a newer version was deployed); try again",
+                );
                 false
             }
             Err(_) => false,
@@ -206,16 +200,7 @@ impl Session {
                 Ok(b) => b.into(),
                 Err(e) => {
                     if self.is_current(seq) {
-                        self.loading.try_set(None);
-                        self.fail(LoadFailure {
-                            source: source.label(),
-                            errors: vec![Diagnostic::new(
-                                envelope::diag::Rule::UnreadableFile,
-                                "",
-                                format!("the file could not be read: {e}"),
-                            )],
-                            engine: None,
-                        });
+                        self.fail_unreadable(source.label(), format!("the file could not be read: {e}"));
                     }
                     return false;
                 }
@@ -274,6 +259,14 @@ impl Session {
 
     fn fail(&self, failure: LoadFailure) {
         self.load_failure.try_set(Some(failure));
+    }
+
+    /// The open of `source` (a label) ends before its bytes are read: the
+    /// progress line goes, and `why` is its `unreadable-file` error.
+    fn fail_unreadable(&self, source: String, why: impl Into<String>) {
+        self.loading.try_set(None);
+        let error = Diagnostic::new(envelope::diag::Rule::UnreadableFile, "", why);
+        self.fail(LoadFailure { source, errors: vec![error], engine: None });
     }
 
     /// Starts an open: the opens started before it are dropped when they
