@@ -334,10 +334,7 @@ pub fn truncated_request(doc: &Doc, c: &Contributions, counted: &Counted, kept: 
 /// the counting out of the main module; a failed fetch shows as the
 /// count's failure, with the tab's "Try again".
 async fn recount(budget: Budget) {
-    #[cfg(pep_split)]
-    let done = recount_now(budget).await;
-    #[cfg(not(pep_split))]
-    let done = recount_now(budget);
+    let done = crate::split::split_call!(recount_now(budget));
     if done.is_err() {
         budget.counting.try_set(Counting::Failed(
             "the Budget tab's code could not be fetched (offline, or a newer version was deployed)".into(),

@@ -215,10 +215,7 @@ impl Search {
             if s.stale(gen) {
                 return;
             }
-            #[cfg(pep_split)]
-            let run = run_search(s, gen).await;
-            #[cfg(not(pep_split))]
-            let run = run_search(s, gen);
+            let run = crate::split::split_call!(run_search(s, gen));
             match run {
                 Ok(search) => search.await,
                 Err(_) => {
@@ -348,10 +345,7 @@ impl Search {
         }
         let s = *self;
         leptos::task::spawn_local(async move {
-            #[cfg(pep_split)]
-            let done = step_to(s, step).await;
-            #[cfg(not(pep_split))]
-            let done = step_to(s, step);
+            let done = crate::split::split_call!(step_to(s, step));
             if done.is_err() {
                 if let Some(session) = s.session {
                     session.notify(

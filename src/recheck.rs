@@ -63,10 +63,7 @@ pub async fn settle(doc: Arc<Doc>, pending: Pending, slot: RwSignal<Option<Arc<D
 
 /// Runs the semantic pass of `doc`.
 async fn check(doc: Arc<Doc>, pending: Pending) -> Outcome {
-    #[cfg(pep_split)]
-    let found = semantic_pass(doc.clone(), pending).await;
-    #[cfg(not(pep_split))]
-    let found = semantic_pass(doc.clone(), pending);
+    let found = crate::split::split_call!(semantic_pass(doc.clone(), pending));
     match found {
         Err(_) => Outcome::Unavailable,
         Ok(later) => outcome(&doc, later),

@@ -18,10 +18,7 @@ use crate::state::{LoadFailure, Session};
 /// The link for `doc` (as [`link_for`]), made by code fetched on first use
 /// in a release build for the browser (a split point: "Copy link" is rare).
 pub async fn make_link(doc: Arc<Doc>) -> Result<(String, usize), String> {
-    #[cfg(pep_split)]
-    let made = link_maker(doc).await;
-    #[cfg(not(pep_split))]
-    let made = link_maker(doc);
+    let made = crate::split::split_call!(link_maker(doc));
     match made {
         Ok(link) => link.await,
         Err(_) => {
@@ -71,10 +68,7 @@ pub fn open_fragment(session: Session, fragment: &str) -> bool {
     }
     let fragment = fragment.to_string();
     leptos::task::spawn_local(async move {
-        #[cfg(pep_split)]
-        let made = link_opener(session, fragment).await;
-        #[cfg(not(pep_split))]
-        let made = link_opener(session, fragment);
+        let made = crate::split::split_call!(link_opener(session, fragment));
         if made.is_ok() {
             crate::state::set_opening_here(true);
         }

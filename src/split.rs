@@ -150,6 +150,21 @@ macro_rules! split_view {
     };
 }
 
+/// The result of calling a split function (`#[wasm_split(…, fallible)]`
+/// where `cfg(pep_split)`): awaited there, as the call fetches its module
+/// first; a plain call elsewhere (debug builds, `trunk serve`, tests,
+/// native). In async code: `let made = split_call!(opener(session, input));`
+macro_rules! split_call {
+    ($call:expr) => {{
+        #[cfg(pep_split)]
+        let result = $call.await;
+        #[cfg(not(pep_split))]
+        let result = $call;
+        result
+    }};
+}
+pub(crate) use split_call;
+
 use crate::components::budget::BudgetPanel;
 use crate::components::checks::ChecksPanel;
 use crate::components::compare::ComparePage;

@@ -172,10 +172,7 @@ impl Session {
                 doing: "fetching the page's code that opens documents…".into(),
             }));
         }
-        #[cfg(pep_split)]
-        let made = opener(self, seq, source, input).await;
-        #[cfg(not(pep_split))]
-        let made = opener(self, seq, source, input);
+        let made = crate::split::split_call!(opener(self, seq, source, input));
         if first {
             set_opening_here(made.is_ok());
         }

@@ -91,10 +91,7 @@ impl Checks {
             checks.state.set(Linting::Running);
             let run = Run { checks, asked, seq, done_for, doc: d, settings };
             leptos::task::spawn_local(async move {
-                #[cfg(pep_split)]
-                let made = lint(run).await;
-                #[cfg(not(pep_split))]
-                let made = lint(run);
+                let made = crate::split::split_call!(lint(run));
                 match made {
                     Ok(linting) => linting.await,
                     Err(_) if asked.try_get_value() == Some(seq) => {

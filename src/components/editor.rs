@@ -176,10 +176,7 @@ pub fn undo_redo(editing: Editing, redo: bool) {
         return;
     }
     leptos::task::spawn_local(async move {
-        #[cfg(pep_split)]
-        let done = edit_step(editing, redo).await;
-        #[cfg(not(pep_split))]
-        let done = edit_step(editing, redo);
+        let done = crate::split::split_call!(edit_step(editing, redo));
         if done.is_err() {
             editing.error.try_set(Some(
                 "Undo could not run: Edit mode's code could not be loaded (offline, or a newer version was deployed)."
