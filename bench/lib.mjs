@@ -58,6 +58,22 @@ export async function freshPage(browser, opts = {}) {
   return { context, page };
 }
 
+/**
+ * A fresh page on `/`, its first segment shown and `settle` ms more, with a
+ * CDP session whose sampling profiler is enabled at `interval` µs (not
+ * started): for the ad hoc profiles of opening a file.
+ */
+export async function profiledPage(browser, { interval, settle }) {
+  const { context, page } = await freshPage(browser);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval });
+  await page.goto(`${BASE}/`);
+  await page.locator('[data-kind]').first().waitFor();
+  await page.waitForTimeout(settle);
+  return { context, page, cdp };
+}
+
 /** Takes `--name value` out of `args` (a command line's arguments): the value, or `dflt`. */
 export function takeOption(args, name, dflt) {
   const i = args.indexOf(name);

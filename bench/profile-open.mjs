@@ -4,19 +4,13 @@
 // Budget tab click, profiled on its own.
 // Usage: node bench/profile-open.mjs PROF_DIST FILE [N]
 import { resolve } from 'node:path';
-import { BASE, addProfile, freshPage, launch, useServer } from './lib.mjs';
+import { addProfile, launch, profiledPage, useServer } from './lib.mjs';
 import { startServer } from './serve.mjs';
 const [dist, file, n = '40'] = process.argv.slice(2);
 const server = await startServer(resolve(dist), 0, {});
 useServer(server);
 const browser = await launch();
-const { context, page } = await freshPage(browser);
-const cdp = await context.newCDPSession(page);
-await cdp.send('Profiler.enable');
-await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-await page.goto(`${BASE}/`);
-await page.locator('[data-kind]').first().waitFor();
-await page.waitForTimeout(800);
+const { context, page, cdp } = await profiledPage(browser, { interval: 200, settle: 800 });
 function show(profile, title) {
   const self = new Map(), total = new Map();
   addProfile(profile, self, total, 110);

@@ -8,7 +8,7 @@
 // Usage: node bench/profile.mjs PROF_DIST   (scripts/bench.sh --profile makes it)
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BASE, DATA, PORT, addProfile, freshPage, launch, useServer } from './lib.mjs';
+import { DATA, PORT, addProfile, launch, profiledPage, useServer } from './lib.mjs';
 import { startServer } from './serve.mjs';
 
 const dist = resolve(process.argv[2] || join(DATA, 'prof-dist'));
@@ -36,13 +36,7 @@ const browser = await launch();
 
 /** One profiling session; false when V8 gave no function names (seen once under load): then it is run again. */
 async function session(last) {
-  const { context, page } = await freshPage(browser);
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Profiler.enable');
-  await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
-  await page.goto(`${BASE}/`);
-  await page.locator('[data-kind]').first().waitFor();
-  await page.waitForTimeout(500);
+  const { context, page, cdp } = await profiledPage(browser, { interval: 100, settle: 500 });
   await cdp.send('Profiler.start');
   await page.getByTestId('open-file').setInputFiles(join(DATA, 'big.envelope.json'));
   await page.locator('[data-message-id="big-0000"] [data-kind]').first().waitFor({ timeout: 120000 });
