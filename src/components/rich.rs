@@ -160,13 +160,16 @@ pub fn var_mark(name: &str, value: &str) -> impl IntoView {
 #[component]
 pub fn VarDescriptions(doc: Arc<Doc>) -> impl IntoView {
     // Only for the variables a text uses (the others are never marked):
-    // 50,000 unused variables made 50,000 elements.
+    // 50,000 unused variables made 50,000 elements. A document without
+    // variables has nothing to describe: its texts are not scanned.
     let mut used = std::collections::HashSet::new();
-    for m in &doc.envelope.messages {
-        for s in &m.segments {
-            envelope::template::for_each_text_field(s, |_, text| {
-                used.extend(envelope::template::placeholders(text).into_iter().map(|p| p.name.to_string()));
-            });
+    if !doc.var_defs.is_empty() {
+        for m in &doc.envelope.messages {
+            for s in &m.segments {
+                envelope::template::for_each_text_field(s, |_, text| {
+                    used.extend(envelope::template::placeholders(text).into_iter().map(|p| p.name.to_string()));
+                });
+            }
         }
     }
     let items: Vec<AnyView> = doc
