@@ -433,7 +433,7 @@ pub fn JsonView(
         None => view! {
             <p class="muted pad" role="status" data-testid="json-indexing">
                 <span class="spinner" aria-hidden="true"></span>
-                {move || format!(" Preparing the JSON view ({} MB): {} %", total / 1_000_000, progress.get() * 100 / total)}
+                {move || format!(" Preparing the JSON view ({}): {} %", crate::state::megabytes(total), progress.get() * 100 / total)}
             </p>
         }
         .into_any(),

@@ -30,6 +30,7 @@ pub mod lang;
 pub mod lint;
 pub mod locate;
 pub mod markdown;
+pub mod number;
 pub mod parse;
 pub mod parts;
 #[cfg(feature = "templates")]

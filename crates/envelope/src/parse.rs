@@ -695,7 +695,7 @@ pub const MAX_TIMESTAMP_MS: f64 = 8.64e15;
 /// Whether a timestamp is a finite number of milliseconds a `Date` can hold
 /// (`1e400`, which `arbitrary_precision` keeps as written, is not).
 fn timestamp_ok(n: &serde_json::Number) -> bool {
-    n.as_f64().is_some_and(|ms| ms.is_finite() && ms.abs() <= MAX_TIMESTAMP_MS)
+    crate::number::value(n.as_str()).is_some_and(|ms| ms.is_finite() && ms.abs() <= MAX_TIMESTAMP_MS)
 }
 
 /// A known field that differs from `key` only in ASCII case or `_`/`-`

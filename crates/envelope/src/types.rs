@@ -66,9 +66,10 @@ pub struct Message {
 }
 
 impl Message {
-    /// The timestamp as a float of milliseconds (for display).
+    /// The timestamp as a float of milliseconds (for display; see
+    /// [`crate::number`] for why not `Number::as_f64`).
     pub fn timestamp_ms(&self) -> f64 {
-        self.timestamp.as_f64().unwrap_or(0.0)
+        crate::number::value(self.timestamp.as_str()).unwrap_or(0.0)
     }
 }
 
