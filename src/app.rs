@@ -438,7 +438,7 @@ pub(crate) fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
     view! {
         <Shortcuts doc/>
         <main class="panes" id="main" tabindex="-1" aria-label="Document" class:show-protocol=move || protocol.get()
-            style=move || format!("--split:{}%", split.get())
+            style=move || format!("--split:{}%", envelope::display::decimal(split.get(), 2))
             on:pointermove=on_move
             on:pointerup=move |_| dragging.set(false)
             on:pointerleave=move |_| dragging.set(false)>
@@ -452,7 +452,7 @@ pub(crate) fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                 }}
             </div>
             <div class="divider" role="separator" aria-orientation="vertical" tabindex="0"
-                aria-label="Resize panes" aria-valuenow=move || format!("{:.0}", split.get())
+                aria-label="Resize panes" aria-valuenow=move || envelope::display::decimal(split.get(), 0)
                 class:active=move || dragging.get()
                 on:pointerdown=move |ev| { ev.prevent_default(); dragging.set(true) }
                 on:keydown=on_key></div>

@@ -303,7 +303,7 @@ impl Search {
         if filter.is_active() {
             out.retain(|m| filter.shows(&doc, m.at));
         }
-        browser::mark(&format!("pep-search:{:.0}", browser::now_ms() - t_start));
+        browser::mark(&format!("pep-search:{}", envelope::display::decimal(browser::now_ms() - t_start, 0)));
         let first = {
             let from = self.nav.current_message().get_untracked().unwrap_or(0);
             out.iter().position(|m| m.at.message >= from).or((!out.is_empty()).then_some(0))

@@ -50,7 +50,7 @@ fn n(x: usize) -> String {
 
 /// "62.2 MB".
 pub fn megabytes(bytes: usize) -> String {
-    format!("{:.1} MB", bytes as f64 / 1e6)
+    format!("{} MB", envelope::display::decimal(bytes as f64 / 1e6, 1))
 }
 
 /// A document that failed to load: where it came from and every error, or

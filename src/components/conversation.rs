@@ -704,7 +704,7 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
     };
     let bar = ctl.bar;
     view! {
-        <div class="conversation" style=move || format!("--bar-h:{}px", bar.get())>
+        <div class="conversation" style=move || format!("--bar-h:{}px", px(bar.get()))>
             <RequestSettings doc=doc.clone()/>
             <div class="conv-sticky" use:observed=(ctl, false)>
                 <SessionBar doc=doc.clone()/>
@@ -725,8 +725,8 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
             </div>
             <FilterStatus doc=doc.clone()/>
             <ol class="messages" use:observed=(ctl, true)
-                style:padding-top=move || format!("{}px", pads.get().0)
-                style:padding-bottom=move || format!("{}px", pads.get().1)>
+                style:padding-top=move || format!("{}px", px(pads.get().0))
+                style:padding-bottom=move || format!("{}px", px(pads.get().1))>
                 <For each=messages key=|m| *m let:m>
                     <MessageView doc=doc.clone() index=m/>
                 </For>
@@ -875,8 +875,8 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
                 <p class="drop-reason kept-why" data-testid="kept-reason">{why}</p>
             })}
             <div class="msg-body"
-                style:padding-top=move || format!("{}px", part.get().above)
-                style:padding-bottom=move || format!("{}px", part.get().below)>
+                style:padding-top=move || format!("{}px", px(part.get().above))
+                style:padding-bottom=move || format!("{}px", px(part.get().below))>
                 <For each=move || { let p = part.get(); p.first..p.end } key=|c| *c let:c>
                     <ChunkView doc=for_chunks.clone() message=index chunk=c/>
                 </For>
@@ -927,4 +927,10 @@ fn ChunkView(doc: Arc<Doc>, message: usize, chunk: usize) -> impl IntoView {
     view! {
         <div class="chunk" class:cont={chunk > 0} data-row=row use:measured_row=(ctl, row)>{slots}</div>
     }
+}
+
+/// A length for a `style` value: to the thousandth of a pixel (finer than
+/// any layout unit), without core's float printing (`display::decimal`).
+fn px(x: f64) -> String {
+    envelope::display::decimal(x, 3)
 }

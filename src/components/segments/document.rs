@@ -17,7 +17,7 @@ pub fn human_size(bytes: u64) -> String {
         v /= 1000.0;
         unit += 1;
     }
-    format!("{v:.1} {}", UNITS[unit])
+    format!("{} {}", envelope::display::decimal(v, 1), UNITS[unit])
 }
 
 /// The icon of a file by its MIME type.
