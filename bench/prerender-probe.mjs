@@ -73,6 +73,9 @@ const SWAP = `(function () {
   if (!t) return;
   var prefs = {};
   try { prefs = JSON.parse(localStorage.getItem('pep/v1/prefs')) || {}; } catch (e) {}
+  // "Always load remote media": the live app shows no consent notice and
+  // loads the media; the copy (taken without the preference) would jump.
+  if (prefs.remote_media && t.content.querySelector('.remote-media')) return;
   if (prefs.theme === 'light' || prefs.theme === 'dark') d.documentElement.setAttribute('data-theme', prefs.theme);
   var w = d.createElement('div');
   w.id = 'pep-prerender';

@@ -4,7 +4,8 @@
 browser flags, fresh context per load, 1280x800) over several dists and both
 `/` and `/demo/f`, interleaved in one run, against the React stand-in's `/`.
 Also reports when the live app started (Trunk's TrunkApplicationStarted: main()
-has returned) and, for a pre-rendered copy, when its static overlay was
+has returned), when its own first frame was painted (the same rAF + setTimeout(0)
+after that event) and, for a pre-rendered copy, when its static overlay was
 removed (performance mark `pep-prerender-gone`, bench/prerender-probe.mjs).
 
 usage: prerender-sbs.py --anchor DIR [--runs 9] NAME=DIST ...
@@ -16,7 +17,12 @@ import measure  # noqa: E402  (the anchor's own probe, server and flags)
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 EXTRA = r"""
-addEventListener('TrunkApplicationStarted', () => { window.__probe.started = performance.now(); });
+addEventListener('TrunkApplicationStarted', () => {
+  const P = window.__probe;
+  P.started = performance.now();
+  // The live app's own first frame painted (measure.py's definition).
+  requestAnimationFrame(() => setTimeout(() => { P.live = performance.now(); }, 0));
+});
 """
 
 
@@ -44,8 +50,8 @@ def main():
                 pg.goto(url + path, wait_until="load")
                 pg.wait_for_function("() => __probe.seg !== undefined", timeout=60000)
                 if sel == "[data-kind]":
-                    pg.wait_for_function("() => __probe.started !== undefined && !document.getElementById('pep-prerender')", timeout=60000)
-                r = pg.evaluate("""() => ({ seg: __probe.seg, started: __probe.started,
+                    pg.wait_for_function("() => __probe.live !== undefined && !document.getElementById('pep-prerender')", timeout=60000)
+                r = pg.evaluate("""() => ({ seg: __probe.seg, started: __probe.started, live: __probe.live,
                     gone: (performance.getEntriesByName('pep-prerender-gone')[0] || {}).startTime })""")
                 if i:
                     res[f"{name} {path}"].append(r)
@@ -57,8 +63,9 @@ def main():
     for k, rows in res.items():
         seg = measure.med([r["seg"] for r in rows])
         started = measure.med([r["started"] for r in rows])
+        live = measure.med([r.get("live") for r in rows])
         gone = measure.med([r["gone"] for r in rows])
-        print(f"{k:22} painted {seg:>7} ms  stand-in/ours {react / seg:.2f}x  live(started) {started}  overlay gone {gone}  "
+        print(f"{k:22} painted {seg:>7} ms  stand-in/ours {react / seg:.2f}x  app started {started}  overlay gone {gone}  live app painted {live}  "
               f"samples {[round(r['seg']) for r in rows]}")
 
 
