@@ -15,7 +15,13 @@
 // fallback of tests/e2e/serve.mjs, bench/serve.mjs, the anchor's Python
 // server, GitHub Pages' 404.html), so both snapshots travel in it.
 //
-//   node bench/prerender-probe.mjs [dist] [out]   (defaults: dist, target/dist-prerender)
+//   node bench/prerender-probe.mjs [--early-compile] [--no-snapshot] [dist] [out]
+//        (defaults: dist, target/dist-prerender)
+// --early-compile: also start the app module's streaming compilation from a
+// classic script at the end of <head> (matching the preload, so one
+// download), and hand the compiled module to Trunk's loader: the compile then
+// runs while the static copy is painted, not after it. --no-snapshot: only
+// that (a control).
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
@@ -23,8 +29,12 @@ import { cspDirectives, inlineScriptHashes } from '../scripts/postbuild.mjs';
 import { BASE, freshPage, launch, root, useServer } from './lib.mjs';
 import { startServer } from './serve.mjs';
 
-const dist = resolve(process.argv[2] || join(root, 'dist'));
-const out = resolve(process.argv[3] || join(root, 'target/dist-prerender'));
+const args = process.argv.slice(2);
+const flag = (f) => (args.includes(f) ? (args.splice(args.indexOf(f), 1), true) : false);
+const EARLY = flag('--early-compile');
+const SNAP = !flag('--no-snapshot');
+const dist = resolve(args[0] || join(root, 'dist'));
+const out = resolve(args[1] || join(root, 'target/dist-prerender'));
 const ROUTES = [['a', '/'], ['f', '/demo/f']];
 
 /** The app's markup at its first painted frame with a segment, on `path`. */
@@ -102,12 +112,22 @@ const SWAP = `(function () {
   obs.observe(d.body, { childList: true });
 })();`;
 
+// The same request as Trunk's loader makes (a plain fetch: Chromium ignores
+// the preload's integrity, and a fetch with one does not match the preload),
+// so the preloaded response is used; on any failure the loader gets a plain
+// fetch (a Response), as without this script.
+const EARLY_COMPILE = `(function () {
+  var l = document.querySelector('link[rel=preload][href$="_bg.wasm"]');
+  if (!l || !WebAssembly.compileStreaming) return;
+  window.__pepWasm = WebAssembly.compileStreaming(fetch(l.href)).catch(function () { return fetch(l.href); });
+})();`;
+
 const server = await startServer(dist, 0, {});
 useServer(server);
 const base = BASE;
 const browser = await launch();
 const snaps = {};
-for (const [letter, path] of ROUTES) snaps[letter] = await snapshot(browser, base, path);
+if (SNAP) for (const [letter, path] of ROUTES) snaps[letter] = await snapshot(browser, base, path);
 await browser.close();
 server.close();
 
@@ -117,7 +137,13 @@ let html = readFileSync(join(dist, 'index.html'), 'utf8').replace(/\s*<meta http
 const templates = ROUTES.map(([l]) => `<template id="pep-pre-${l}">${snaps[l]}</template>`).join('\n  ');
 const marker = '<!-- icons:end --></div>';
 if (!html.includes(marker)) throw new Error('index.html: the icon sprite marker is missing');
-html = html.replace(marker, `${marker}\n  ${templates}\n  <script>${SWAP}</script>`);
+if (SNAP) html = html.replace(marker, `${marker}\n  ${templates}\n  <script>${SWAP}</script>`);
+if (EARLY) {
+  const loader = /module_or_path: ('\/[^']+_bg\.wasm')/;
+  if (!loader.test(html)) throw new Error("index.html: Trunk's loader call is not as expected");
+  html = html.replace(loader, 'module_or_path: window.__pepWasm || $1');
+  html = html.replace('</head>', `<script>${EARLY_COMPILE}</script>\n</head>`);
+}
 const csp = cspDirectives(inlineScriptHashes(html)).join('; ');
 html = html.replace(/(<meta charset="utf-8" \/>)/i, `$1\n  <meta http-equiv="Content-Security-Policy" content="${csp}" />`);
 for (const name of ['index.html', '404.html']) {
@@ -127,4 +153,4 @@ for (const name of ['index.html', '404.html']) {
 }
 const before = readFileSync(join(dist, 'index.html'));
 console.log(`${out}: index.html ${before.length} → ${Buffer.byteLength(html)} bytes, gzip -9 ${gzipSync(before, { level: 9 }).length} → ${gzipSync(html, { level: 9 }).length}`);
-for (const [l, p] of ROUTES) console.log(`  ${p}: snapshot ${snaps[l].length} bytes, ${(snaps[l].match(/data-kind=/g) || []).length} segments`);
+if (SNAP) for (const [l, p] of ROUTES) console.log(`  ${p}: snapshot ${snaps[l].length} bytes, ${(snaps[l].match(/data-kind=/g) || []).length} segments`);
