@@ -10,7 +10,8 @@
 //    paints) against one of the live app just after the swap (its first
 //    frame: the protocol panel joins later), and the share of pixels that
 //    differ;
-//  - whether the overlay was shown at all.
+//  - whether the overlay was shown at all;
+//  - 'dead-input': what a click, Tab and a text drag do before the swap.
 //   node bench/prerender-check.mjs [copy]    (default target/dist-prerender)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -99,6 +100,35 @@ async function pixelDiff(page, a, b) {
   }, [a.toString('base64'), b.toString('base64')]);
 }
 
+/**
+ * Input before the swap: a click on the copy's "B" demo link, Tab, a text
+ * drag, with the main module held back; then the same click on the live app.
+ */
+async function deadInput() {
+  const { context, page } = await freshPage(browser, { viewport: { width: 1280, height: 800 } });
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await context.route(/pep-app-[0-9a-f]+_bg\.wasm$/, async (route) => { await held; await route.continue(); });
+  await page.goto(BASE + '/', { waitUntil: 'domcontentloaded' });
+  await page.waitForTimeout(300);
+  const box = await page.evaluate(() => {
+    const a = [...document.querySelectorAll('#pep-prerender a.demo-link')][1];
+    const r = a.getBoundingClientRect();
+    return { x: r.x + r.width / 2, y: r.y + r.height / 2, text: a.textContent };
+  });
+  await page.mouse.click(box.x, box.y);
+  await page.keyboard.press('Tab');
+  await page.mouse.move(300, 520); await page.mouse.down(); await page.mouse.move(600, 540); await page.mouse.up();
+  const before = await page.evaluate(() => ({ url: location.pathname, focus: document.activeElement?.tagName, selected: String(getSelection()).length }));
+  release();
+  await page.waitForFunction(() => !document.getElementById('pep-prerender') && document.querySelector('.app [data-kind]'), null, { timeout: 60000 });
+  await page.mouse.click(box.x, box.y);
+  await page.waitForTimeout(500);
+  const after = await page.evaluate(() => ({ url: location.pathname, heading: document.querySelector('.demo-menu')?.textContent }));
+  console.log(JSON.stringify({ name: 'dead-input', clicked: box.text, beforeSwap: before, afterSwapSameClick: after, errors: page.errors }));
+  await context.close();
+}
+
 const SAVED = JSON.stringify({ name: 'mine.json', text: readFileSync(join(copy, 'demos/b.json'), 'utf8') });
 const cases = process.env.CASES ? process.env.CASES.split(',') : null;
 const all = [
@@ -117,5 +147,6 @@ const all = [
   ['doc-saved-doc', '/doc', { storage: { 'pep/v1/document': SAVED } }],
 ];
 for (const [name, path, opts] of all) if (!cases || cases.includes(name)) await run(name, path, opts);
+if (!cases || cases.includes('dead-input')) await deadInput();
 await browser.close();
 server.close();
