@@ -28,9 +28,10 @@ import { firstLoad } from './first-load.mjs';
  * 382,200 (bench/SIZE.md, "Session 5, merged"); in session 6, timestamps
  * read without core's decimal-to-float parser (envelope::number): 368,370;
  * lengths and figures of the first screen written without core's float
- * printing (display::decimal): 361,677.
+ * printing (display::decimal): 361,677; the early compile's script in
+ * <head>: 361,805.
  */
-export const BASELINE = 361_677;
+export const BASELINE = 361_805;
 /** The target: 300 KB (1 KB = 1,000 bytes). */
 export const TARGET = 300_000;
 export const BUDGET = Number(process.env.SIZE_BUDGET) || Math.max(TARGET, Math.round(BASELINE * 1.02));

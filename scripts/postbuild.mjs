@@ -79,11 +79,38 @@ const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 /** Files cached on first use, not on install: the tokenizer worker. */
 const isLazy = (rel) => /^token-worker/.test(rel);
 
+// The app module's compilation, started from the end of <head> (after the
+// preload links Trunk writes there), by a classic script that runs as soon as
+// the parser reaches it: the module then compiles while the page's other
+// scripts load, not after Trunk's module script has run. Trunk's loader gets
+// the compiled module (wasm-bindgen's `init` accepts a promise of one); on any
+// failure, a plain fetch of the same file, as without this script. The fetch
+// is the request Trunk's loader made (same URL, mode and credentials), so the
+// preloaded response serves it: one download. Issue 11, DECISIONS ("The app
+// module compiled from <head>").
+const EARLY_COMPILE = `<script>
+    (function () {
+      var l = document.querySelector('link[rel=preload][href$="_bg.wasm"]');
+      if (!l || !WebAssembly.compileStreaming) return;
+      window.__pepWasm = WebAssembly.compileStreaming(fetch(l.href)).catch(function () { return fetch(l.href); });
+    })();
+  </script>`;
+
+/** `html` with the early compile in <head> and Trunk's loader taking its module. */
+export function compileEarly(html) {
+  const loader = /module_or_path: ('[^']+_bg\.wasm')/;
+  if (!loader.test(html) || !/<link rel="preload" href="[^"]+_bg\.wasm"/.test(html)) {
+    throw new Error("postbuild: Trunk's loader or the wasm preload is not as expected (early compile)");
+  }
+  return html.replace(loader, 'module_or_path: window.__pepWasm || $1').replace('</head>', `  ${EARLY_COMPILE}\n</head>`);
+}
+
 function finish(dir, release) {
   const indexPath = join(dir, 'index.html');
   let html = readFileSync(indexPath, 'utf8');
   if (release) {
     html = html.replace('</head>', '  <meta name="pep-sw" content="sw.js" />\n</head>');
+    html = compileEarly(html);
   }
   const csp = cspDirectives(inlineScriptHashes(html)).join('; ');
   if (!/http-equiv="Content-Security-Policy"/.test(html)) {

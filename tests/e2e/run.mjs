@@ -251,6 +251,35 @@ test('Markdown: plain text first, the module requested only after the first segm
   await context.close();
 });
 
+test('the app module compiles from <head>: downloaded once, handed to the loader; a module the early compile cannot take still starts the app', async (browser) => {
+  const main = /\/pep-app-[0-9a-f]{16}_bg\.wasm$/;
+  {
+    const { context, page } = await newPage(browser);
+    const fetched = [];
+    page.on('request', (r) => { if (main.test(new URL(r.url()).pathname)) fetched.push(r.url()); });
+    await page.goto(`${BASE}/`);
+    await page.locator('[data-kind]').first().waitFor();
+    assert.equal(await page.evaluate(async () => (await window.__pepWasm) instanceof WebAssembly.Module), true, 'the early compile made the module');
+    assert.equal(fetched.length, 1, `one download of the app module: ${fetched.join(', ')}`);
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  }
+  {
+    // Served as text/plain, compileStreaming refuses it; the loader then gets
+    // a plain response and wasm-bindgen compiles it from its bytes.
+    const { context, page } = await newPage(browser);
+    await page.route(main, async (route) => {
+      const real = await route.fetch();
+      return route.fulfill({ status: 200, headers: { 'content-type': 'text/plain' }, body: await real.body() });
+    });
+    await page.goto(`${BASE}/demo/b`);
+    await page.locator('[data-kind]').first().waitFor();
+    assert.equal(await page.evaluate(async () => (await window.__pepWasm) instanceof Response), true, 'the fallback: a plain fetch');
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  }
+});
+
 test('split: the first screen fetches only the protocol panel\'s module; search, Budget, Checks, Edit, Compare and Template fetch theirs on first use; a failed fetch says so and Retry recovers', async (browser) => {
   const { context, page } = await newPage(browser);
   const split = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)
