@@ -29,9 +29,10 @@ import { firstLoad } from './first-load.mjs';
  * read without core's decimal-to-float parser (envelope::number): 368,370;
  * lengths and figures of the first screen written without core's float
  * printing (display::decimal): 361,677; the early compile's script in
- * <head>: 361,805.
+ * <head>: 361,805; what each segment sends made on first use (the panel's),
+ * not before the first paint: 359,155.
  */
-export const BASELINE = 361_805;
+export const BASELINE = 359_155;
 /** The target: 300 KB (1 KB = 1,000 bytes). */
 export const TARGET = 300_000;
 export const BUDGET = Number(process.env.SIZE_BUDGET) || Math.max(TARGET, Math.round(BASELINE * 1.02));

@@ -57,7 +57,7 @@ impl Counted {
 /// Counts a document in the worker.
 pub async fn count(doc: &Doc) -> Result<Counted, String> {
     let start = browser::now_ms();
-    let texts = part_texts(&doc.envelope, &doc.contributions);
+    let texts = part_texts(&doc.envelope, doc.contributions());
     let enc = tokens::encode(&part_strings(&texts), true).await?;
     let seg_enc = tokens::encode(&segment_strings(&texts), false).await?;
     let mut counted = Counted::build(texts, enc, &seg_enc);

@@ -119,7 +119,9 @@ pub struct Doc {
     pub vars: Vars,
     pub var_defs: Vec<VarDef>,
     pub calls: Calls,
-    pub contributions: Contributions,
+    /// What each segment sends (made on first use: the conversation does not
+    /// need it, so the first paint does not wait for it).
+    contributions: OnceLock<Contributions>,
 }
 
 impl Doc {
@@ -137,7 +139,6 @@ impl Doc {
         let Loaded { envelope, raw, warnings } = loaded;
         let vars = Vars::of(&envelope);
         let calls = Calls::pair(&envelope);
-        let contributions = export::contributions_with(&envelope, &vars, &calls);
         let mut var_defs: Vec<VarDef> = Vec::new();
         // Names seen (a linear scan per variable was quadratic: 50,000 variables took 3.8 s).
         let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
@@ -166,9 +167,15 @@ impl Doc {
             calls,
             var_defs,
             warnings,
-            contributions,
+            contributions: OnceLock::new(),
             envelope,
         })
+    }
+
+    /// What each segment sends, variables substituted and calls paired
+    /// (computed on first use).
+    pub fn contributions(&self) -> &Contributions {
+        self.contributions.get_or_init(|| export::contributions_with(&self.envelope, &self.vars, &self.calls))
     }
 
     /// The OpenAI request as `pep export` prints it (computed on first use).
@@ -183,7 +190,7 @@ impl Doc {
             .get_or_init(|| {
                 let mut notices = Vec::new();
                 let request =
-                    export::openai_chat::request(&self.envelope, &self.contributions, None, true, &mut notices);
+                    export::openai_chat::request(&self.envelope, self.contributions(), None, true, &mut notices);
                 Export { target: Target::OpenaiChat, text: export::to_pretty(&request).into(), notices: notices.into() }
             })
             .clone()

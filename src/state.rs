@@ -353,7 +353,13 @@ impl Session {
         if !go_on().await {
             return None;
         }
-        Some(Reading::Done(Ok(Doc::new(source.clone(), loaded))))
+        let doc = Doc::new(source.clone(), loaded);
+        // Made here, in this step's task, rather than by the protocol panel's
+        // first render, where it would lengthen that task (~80 ms at 100,000
+        // segments). Demos and the saved document leave it to the panel: the
+        // first paint does not wait for it.
+        doc.contributions();
+        Some(Reading::Done(Ok(doc)))
     }
 
     /// Makes `doc` the user document and saves `text` (its envelope) for

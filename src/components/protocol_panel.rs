@@ -183,7 +183,7 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             _ => return None,
         };
         let d = doc.get()?;
-        let text: Arc<str> = to_pretty(&truncated_request(&d, &d.contributions, &c, &kept)).into();
+        let text: Arc<str> = to_pretty(&truncated_request(&d, d.contributions(), &c, &kept)).into();
         Some(Truncated { text, limit, step })
     });
     let scope_choice = RwSignal::new(None::<Scope>);
@@ -362,7 +362,7 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                         let entries = (e.target == Target::OpenaiChat)
                             .then(|| doc.get_untracked())
                             .flatten()
-                            .map(|d| Arc::new(envelope::export::openai_chat::message_lines(&d.contributions, &e.text)));
+                            .map(|d| Arc::new(envelope::export::openai_chat::message_lines(d.contributions(), &e.text)));
                         view! {
                             <ExportNotices target=e.target notices=e.notices.clone()/>
                             <JsonView text=e.text.clone() entries label=format!("{} request", e.target.label())/>
