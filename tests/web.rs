@@ -498,7 +498,7 @@ use pep_app::worker::tokens::Encoded;
 /// tokenizer by the core's oracle tests and the end-to-end tests.
 fn byte_counts(doc: &Doc) -> Counted {
     use envelope::parts::{part_strings, part_texts, segment_strings};
-    let texts = part_texts(&doc.envelope, &doc.contributions);
+    let texts = part_texts(&doc.envelope, doc.contributions());
     let enc = |strings: Vec<&str>| Encoded {
         lens: strings.iter().map(|s| s.len() as u32).collect(),
         ids: strings.iter().flat_map(|s| s.bytes().map(u32::from)).collect(),
