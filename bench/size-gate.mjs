@@ -41,7 +41,7 @@ const dist = resolve(process.argv[2] || join(import.meta.dirname, '..', 'dist'))
 const { rows, total } = firstLoad(dist);
 const w = Math.max(...rows.map((r) => r.path.length));
 for (const r of rows) {
-  const name = r.path.replace(/-[0-9a-f]{16}(?=[._])/, '');
+  const name = r.path.replace(/-[0-9a-f]{6,16}(?=[._])/, '');
   console.log(`  ${r.kind.padEnd(5)} ${name.padEnd(w)} ${String(r.raw).padStart(9)} raw ${String(r.gzip).padStart(8)} gzip${r.kind === 'other' ? '  (not counted)' : ''}`);
 }
 const worker = rows.filter((r) => /token-worker|pep-markdown/.test(r.path));
