@@ -8,7 +8,6 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use envelope::budget::{context_window, image_ids};
-use envelope::export::Contributions;
 use envelope::parts::{assemble, part_strings, part_texts, segment_strings, Part, PartText};
 use envelope::truncate::{plan, Limit, PartBudget, Plan, TruncateError};
 use leptos::prelude::*;
@@ -324,8 +323,8 @@ impl Budget {
 }
 
 /// The request body after truncation, for the kept parts.
-pub fn truncated_request(doc: &Doc, c: &Contributions, counted: &Counted, kept: &[bool]) -> serde_json::Value {
-    envelope::budget::kept_request(&doc.envelope, c, &counted.parts, kept)
+pub fn truncated_request(doc: &Doc, counted: &Counted, kept: &[bool]) -> serde_json::Value {
+    envelope::budget::kept_request(&doc.envelope, doc.contributions(), &counted.parts, kept)
 }
 
 /// Counts a new document whose predecessor's counts were on screen. In a

@@ -327,7 +327,7 @@ fn Inspect(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
         Memo::new(move |_| {
             budget.settled_plan.with(|p| match p {
                 Some(Ok(p)) => {
-                    Some(Arc::<str>::from(to_pretty(&truncated_request(&doc, doc.contributions(), &counted, &p.kept))))
+                    Some(Arc::<str>::from(to_pretty(&truncated_request(&doc, &counted, &p.kept))))
                 }
                 _ => None,
             })

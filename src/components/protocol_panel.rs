@@ -183,7 +183,7 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
             _ => return None,
         };
         let d = doc.get()?;
-        let text: Arc<str> = to_pretty(&truncated_request(&d, d.contributions(), &c, &kept)).into();
+        let text: Arc<str> = to_pretty(&truncated_request(&d, &c, &kept)).into();
         Some(Truncated { text, limit, step })
     });
     let scope_choice = RwSignal::new(None::<Scope>);
