@@ -20,42 +20,40 @@ pub fn value(text: &str) -> Option<f64> {
         Some(b'-') => (true, 1),
         _ => (false, 0),
     };
-    // Significant digits (at most 19 kept, the rest counted in the
-    // exponent) and the power of ten they are scaled by.
+    let digits_from = |start: usize| start + b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let int_end = digits_from(i);
+    if int_end == i {
+        return None;
+    }
+    let int = &b[i..int_end];
+    i = int_end;
+    let mut frac: &[u8] = &[];
+    if b.get(i) == Some(&b'.') {
+        let end = digits_from(i + 1);
+        if end == i + 1 {
+            return None;
+        }
+        frac = &b[i + 1..end];
+        i = end;
+    }
+    // Significant digits (at most 19 kept; an integer digit beyond them
+    // counts in the exponent, a fraction digit beyond them is dropped) and
+    // the power of ten they are scaled by.
     let mut mantissa: u64 = 0;
     let mut kept = 0u32;
     let mut exponent: i64 = 0;
-    let mut digits = 0usize;
-    let mut take = |d: u8, after_point: bool, mantissa: &mut u64, exponent: &mut i64| {
+    for (k, &c) in int.iter().chain(frac).enumerate() {
+        let after_point = k >= int.len();
         if kept < 19 {
-            if *mantissa != 0 || d != 0 {
-                *mantissa = *mantissa * 10 + u64::from(d);
+            if mantissa != 0 || c != b'0' {
+                mantissa = mantissa * 10 + u64::from(c - b'0');
                 kept += 1;
             }
             if after_point {
-                *exponent -= 1;
+                exponent -= 1;
             }
         } else if !after_point {
-            *exponent += 1;
-        }
-    };
-    while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
-        take(c - b'0', false, &mut mantissa, &mut exponent);
-        digits += 1;
-        i += 1;
-    }
-    if digits == 0 {
-        return None;
-    }
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
-            take(c - b'0', true, &mut mantissa, &mut exponent);
-            i += 1;
-        }
-        if i == start {
-            return None;
+            exponent += 1;
         }
     }
     if matches!(b.get(i), Some(b'e' | b'E')) {
@@ -71,16 +69,13 @@ pub fn value(text: &str) -> Option<f64> {
             }
             _ => 1,
         };
-        let start = i;
-        let mut e: i64 = 0;
-        while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
-            // Far beyond any float's range either way: saturate.
-            e = (e * 10 + i64::from(c - b'0')).min(1_000_000);
-            i += 1;
-        }
-        if i == start {
+        let end = digits_from(i);
+        if end == i {
             return None;
         }
+        // Far beyond any float's range either way: saturate.
+        let e = b[i..end].iter().fold(0i64, |e, &c| (e * 10 + i64::from(c - b'0')).min(1_000_000));
+        i = end;
         exponent += sign * e;
     }
     if i != b.len() {
