@@ -221,7 +221,11 @@ fn may_have_long_cluster(text: &str, max_chars: usize) -> bool {
 /// float printing (Grisu and Dragon4, ~10 KB of code) in the first load.
 /// Exact while `|x| × 10^places` is below 2^53; whole units beyond.
 pub fn decimal(x: f64, places: u32) -> String {
-    let scale = 10u64.pow(places.min(15));
+    if !x.is_finite() {
+        return "0".into();
+    }
+    let places = places.min(15);
+    let scale = 10u64.pow(places);
     let mut n = (x * scale as f64).round_ties_even();
     // `x × 10^places` rounded once may land on a half the exact product is
     // not on (0.35 × 10 is 3.5, 0.35 is below 0.35): the fused remainder
@@ -231,9 +235,6 @@ pub fn decimal(x: f64, places: u32) -> String {
         n += 1.0;
     } else if r < -0.5 {
         n -= 1.0;
-    }
-    if !x.is_finite() {
-        return "0".into();
     }
     if !n.is_finite() || n.abs() >= 9_007_199_254_740_992.0 {
         // Beyond what the decimals can be told from: whole units (saturating).
@@ -247,8 +248,7 @@ pub fn decimal(x: f64, places: u32) -> String {
     }
     out.push_str(&int.to_string());
     if places > 0 {
-        let width = places.min(15) as usize;
-        out.push_str(&format!(".{frac:0width$}"));
+        out.push_str(&format!(".{frac:0width$}", width = places as usize));
     }
     out
 }
