@@ -326,9 +326,7 @@ fn Inspect(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
         let (doc, counted) = (doc.clone(), counted.clone());
         Memo::new(move |_| {
             budget.settled_plan.with(|p| match p {
-                Some(Ok(p)) => {
-                    Some(Arc::<str>::from(to_pretty(&truncated_request(&doc, &counted, &p.kept))))
-                }
+                Some(Ok(p)) => Some(Arc::<str>::from(to_pretty(&truncated_request(&doc, &counted, &p.kept)))),
                 _ => None,
             })
         })
