@@ -12,7 +12,8 @@
 //     developing.
 //  3. 404.html: a copy of index.html, for hosts without rewrites (GitHub Pages).
 //  0. Release builds: the app's module split at its split points
-//     (scripts/split.mjs: crates/split-step, wasm-bindgen, wasm-opt, SRI).
+//     (scripts/split.mjs: crates/split-step, wasm-bindgen, wasm-opt, SRI), and
+//     the stylesheet minified (scripts/minify.mjs; its SRI digest rewritten).
 //  4. Every text and wasm file also as .gz (gzip -9) and .br (brotli, quality
 //     11), written with Node's zlib (its brotli and gzip are the reference
 //     implementations), for servers that send precompressed files.
@@ -24,6 +25,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { minifyCss } from './minify.mjs';
 import { splitApp } from './split.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -105,10 +107,26 @@ export function compileEarly(html) {
   return html.replace(loader, 'module_or_path: window.__pepWasm || $1').replace('</head>', `  ${EARLY_COMPILE}\n</head>`);
 }
 
+/** Minifies each stylesheet index.html links (Trunk's hashed `main-….css`) and rewrites its SRI digest. */
+export function minifyStylesheets(dir, html) {
+  let seen = 0;
+  const out = html.replace(/<link rel="stylesheet" href="([^"]*?)([^"/]+\.css)" integrity="[^"]*"\s*\/?>/g, (tag, prefix, file) => {
+    const p = join(dir, file);
+    const css = minifyCss(root, readFileSync(p, 'utf8'), file);
+    writeFileSync(p, css);
+    seen += 1;
+    const digest = `sha384-${createHash('sha384').update(css, 'utf8').digest('base64')}`;
+    return tag.replace(/integrity="[^"]*"/, `integrity="${digest}"`);
+  });
+  if (seen === 0) throw new Error('postbuild: index.html links no stylesheet with an integrity digest (minify)');
+  return out;
+}
+
 function finish(dir, release) {
   const indexPath = join(dir, 'index.html');
   let html = readFileSync(indexPath, 'utf8');
   if (release) {
+    html = minifyStylesheets(dir, html);
     html = html.replace('</head>', '  <meta name="pep-sw" content="sw.js" />\n</head>');
     html = compileEarly(html);
   }

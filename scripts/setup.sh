@@ -27,7 +27,8 @@ if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BIND
   cargo install --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
 fi
 
-# Node packages (binaryen's wasm-opt, playwright-core for the end-to-end
+# Node packages (binaryen's wasm-opt, esbuild for the release build's
+# minified JS and CSS, playwright-core for the end-to-end
 # tests, typescript and @anthropic-ai/sdk for the Anthropic export's type
 # check in crates/envelope/tests/provider_types.rs) live in .tools/, pinned
 # by .tools/package-lock.json.

@@ -16,7 +16,8 @@
 //      glue and the main module, under Trunk's file names;
 //   3. wasm-opt -Oz (Trunk's level for the app) optimizes each module; a split
 //      module's file name gets its content's digest (the loader names it), and
-//      the loader's fetch of it its SRI digest;
+//      the loader's fetch of it its SRI digest; the glue and the loader are
+//      minified (scripts/minify.mjs);
 //   4. index.html: the new SRI digests of the glue and the main module, and a
 //      modulepreload (with its own digest) for the loader, which the glue
 //      imports statically.
@@ -26,8 +27,9 @@
 // start.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { minifyJs } from './minify.mjs';
 
 const PLACEHOLDER = '__wasm_split_placeholder__';
 
@@ -50,6 +52,47 @@ function tool(root, name) {
   const pinned = join(root, '.tools/node_modules/.bin', name);
   if (existsSync(pinned)) return pinned;
   throw new Error(`split: ${name} is not on PATH (scripts/setup.sh installs it)`);
+}
+
+/**
+ * Leptos's server-function crate brings `wasm-streams`, whose three adapters
+ * (`IntoUnderlyingSource`, `…Sink`, `…ByteSource`: Rust streams offered to JS
+ * as stream sources) are `#[wasm_bindgen]` exports, so their code stays in
+ * the module and their classes in the glue although the app never makes one
+ * (the glue has no `__wrap` for them: nothing in Rust hands one to JS). Both
+ * go here, before wasm-opt, which then drops the code only they reached.
+ * The shapes matched are wasm-bindgen 0.2.130's; anything unexpected stops
+ * the build (issue 11: ~2 KB gzip of the first load).
+ */
+function dropStreamAdapters(root, dir, stem) {
+  const jsPath = join(dir, `${stem}.js`);
+  const wasmPath = join(dir, `${stem}_bg.wasm`);
+  let js = readFileSync(jsPath, 'utf8');
+  if (/IntoUnderlying\w*\.__wrap/.test(js)) throw new Error('split: the app now hands a stream adapter to JS; keep them');
+  const names = new Set([...js.matchAll(/wasm\.((?:__wbg_)?intounderlying\w+)/g)].map((m) => m[1]));
+  js = js
+    .replace(/export class (IntoUnderlying\w+) \{[\s\S]*?\n\}\nif \(Symbol\.dispose\) \1\.prototype\[Symbol\.dispose\] = \1\.prototype\.free;\n/g, '')
+    .replace(/const IntoUnderlying\w+Finalization = \(typeof FinalizationRegistry === 'undefined'\)\n[^\n]*\n[^\n]*;\n/g, '');
+  if (names.size === 0) return;
+  if (/intounderlying/i.test(js)) throw new Error('split: the glue\'s stream adapters are not as expected');
+  // Through the text format: binaryen's tools cannot drop an export. The
+  // text has no `target_features` section, so the module's own is passed on.
+  const wasmOpt = tool(root, 'wasm-opt');
+  const features = run(wasmOpt, [wasmPath, '--print-features'], { stdio: ['ignore', 'pipe', 'ignore'] }).split(/\s+/).filter((f) => f.startsWith('--enable-'));
+  if (!features.includes('--enable-bulk-memory')) throw new Error(`split: the module's features were not read (${features.join(' ')})`);
+  const wat = join(dir, 'main.wat');
+  run(tool(root, 'wasm-dis'), [wasmPath, '-o', wat]);
+  let removed = 0;
+  const text = readFileSync(wat, 'utf8').replace(/^ *\(export "((?:__wbg_)?intounderlying\w+)" \(func [^()]*\)\)\n/gm, (line, name) => {
+    if (!names.has(name)) throw new Error(`split: the module exports ${name}, which the glue does not call`);
+    removed += 1;
+    return '';
+  });
+  if (removed !== names.size) throw new Error(`split: ${names.size} stream adapter exports in the glue, ${removed} in the module`);
+  writeFileSync(wat, text);
+  run(wasmOpt, [...features, '--emit-target-features', wat, '-o', wasmPath]);
+  rmSync(wat);
+  writeFileSync(jsPath, js);
 }
 
 /**
@@ -84,10 +127,12 @@ export function splitApp(root, staging, { log = console.log } = {}) {
     '--keep-lld-exports', '--no-demangle', main,
   ]);
 
+  dropStreamAdapters(root, join(work, 'bindgen'), stem);
+
   // 3. wasm-opt -Oz every module.
   const wasmOpt = tool(root, 'wasm-opt');
   run(wasmOpt, ['-Oz', join(work, 'bindgen', `${stem}_bg.wasm`), '-o', join(staging, `${stem}_bg.wasm`)]);
-  copyFileSync(join(work, 'bindgen', `${stem}.js`), join(staging, glue));
+  writeFileSync(join(staging, glue), minifyJs(root, readFileSync(join(work, 'bindgen', `${stem}.js`), 'utf8'), glue));
   let loaderJs = readFileSync(join(work, loader), 'utf8');
   const modules = [];
   for (const name of out.modules) {
@@ -106,6 +151,7 @@ export function splitApp(root, staging, { log = console.log } = {}) {
     writeFileSync(join(staging, hashed), body);
     modules.push(hashed);
   }
+  loaderJs = minifyJs(root, loaderJs, loader);
   writeFileSync(join(staging, loader), loaderJs);
 
   // 4. index.html: digests, and the loader preloaded with the glue.
