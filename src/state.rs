@@ -574,8 +574,10 @@ pub struct PrefsData {
     /// Remote media loads in every document without asking ("Always for
     /// this browser").
     pub remote_media: bool,
-    /// The Checks tab's settings (`pep.toml`'s top level).
-    pub checks: crate::worker::lint::Settings,
+    /// The Checks tab's settings (`pep.toml`'s top level) as saved: read
+    /// with `worker::lint::settings_from_saved` when the Checks tab needs
+    /// them, so that start-up holds no code that reads them (issue 11).
+    pub checks: serde_json::Value,
 }
 
 impl Default for PrefsData {
@@ -586,7 +588,7 @@ impl Default for PrefsData {
             tab: Tab::Openai,
             export: Target::OpenaiChat.code().into(),
             remote_media: false,
-            checks: Default::default(),
+            checks: serde_json::Value::Null,
         }
     }
 }
@@ -601,8 +603,8 @@ pub struct Prefs {
     pub export: RwSignal<Target>,
     /// Remote media without asking, in every document.
     pub remote_media: RwSignal<bool>,
-    /// The Checks tab's settings.
-    pub checks: RwSignal<crate::worker::lint::Settings>,
+    /// The Checks tab's settings, as saved (see [`PrefsData::checks`]).
+    pub checks: RwSignal<serde_json::Value>,
 }
 
 impl Prefs {
@@ -802,13 +804,22 @@ mod tests {
         assert_eq!(old.export, "openai");
         let new: PrefsData = serde_json::from_str(r#"{"tab":"openai","export":"curl-anthropic"}"#).unwrap();
         assert_eq!(Target::from_code(&new.export), Some(Target::CurlAnthropic));
-        assert_eq!(new.checks, Default::default(), "preferences from before the Checks tab");
+        use crate::worker::lint::{settings_from_saved, settings_to_saved, Settings};
+        assert_eq!(settings_from_saved(&new.checks), Ok(Settings::default()), "preferences from before the Checks tab");
         let with: PrefsData =
             serde_json::from_str(r#"{"tab":"checks","checks":{"sensitive_words":["acme"],"max_tokens":900}}"#).unwrap();
+        let read = settings_from_saved(&with.checks).unwrap();
         assert_eq!(
-            (with.tab, with.checks.sensitive_words.as_slice(), with.checks.max_tokens),
+            (with.tab, read.sensitive_words.as_slice(), read.max_tokens),
             (Tab::Checks, &["acme".to_string()][..], Some(900))
         );
+        assert_eq!(settings_from_saved(&settings_to_saved(&read)), Ok(read), "written back as read");
+        // Settings a newer or damaged version saved no longer make every
+        // preference unreadable: only the Checks tab says so.
+        let bad: PrefsData = serde_json::from_str(r#"{"theme":"dark","checks":{"max_tokens":"many"}}"#).unwrap();
+        assert_eq!(bad.theme.as_deref(), Some("dark"));
+        let e = settings_from_saved(&bad.checks).unwrap_err();
+        assert!(e.contains("could not be read"), "{e}");
     }
 
     #[test]

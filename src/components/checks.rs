@@ -24,7 +24,7 @@ use crate::doc::Doc;
 use crate::nav::Navigator;
 use crate::state::{Prefs, Tab};
 use crate::worker;
-use crate::worker::lint::{Finding, Reply, Settings};
+use crate::worker::lint::{settings_from_saved, settings_to_saved, Finding, Reply, Settings};
 
 /// The checks' state for the document on screen.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,7 +64,7 @@ impl Checks {
         let asked = StoredValue::new(0u64);
         // The document (by address) and settings of the current result or
         // run: showing the tab again does not run the checks again.
-        let done_for = StoredValue::new(None::<(std::sync::Weak<Doc>, Settings)>);
+        let done_for = StoredValue::new(None::<(std::sync::Weak<Doc>, serde_json::Value)>);
         Effect::new(move |retried: Option<u32>| {
             let retry = checks.retry.get();
             let settings = prefs.checks.get();
@@ -129,16 +129,20 @@ struct Run {
     /// The run wanted now; `seq` is this one.
     asked: StoredValue<u64>,
     seq: u64,
-    done_for: StoredValue<Option<(std::sync::Weak<Doc>, Settings)>>,
+    done_for: StoredValue<Option<(std::sync::Weak<Doc>, serde_json::Value)>>,
     doc: Arc<Doc>,
-    settings: Settings,
+    /// As saved (read here, in the Checks tab's module).
+    settings: serde_json::Value,
 }
 
 impl Run {
     /// Runs the checks in the engine; the result is kept if the run is still wanted.
     async fn go(self) {
         let Run { checks, asked, seq, done_for, doc, settings } = self;
-        let r = worker::lint::lint_timed(doc.raw_text().to_string(), settings).await;
+        let r = match settings_from_saved(&settings) {
+            Ok(settings) => worker::lint::lint_timed(doc.raw_text().to_string(), settings).await,
+            Err(error) => Ok((Reply::BadSettings { error }, 0.0)),
+        };
         if asked.try_get_value() != Some(seq) {
             return;
         }
@@ -372,7 +376,13 @@ type Edit = Box<dyn FnOnce(&mut Settings) -> Result<(), String>>;
 #[component]
 fn ChecksSettings() -> impl IntoView {
     let prefs = Prefs::expect();
-    let settings = prefs.checks;
+    // Edited here, kept in preferences as JSON; unreadable saved settings
+    // show as the defaults (the run says why) until an edit or Reset.
+    let settings = RwSignal::new(settings_from_saved(&prefs.checks.get_untracked()).unwrap_or_default());
+    let keep = move |s: Settings| {
+        prefs.checks.set(settings_to_saved(&s));
+        settings.set(s);
+    };
     let problem = RwSignal::new(None::<String>);
     let apply = move |f: Edit| {
         let mut s = settings.get_untracked();
@@ -380,7 +390,7 @@ fn ChecksSettings() -> impl IntoView {
             Ok(()) => {
                 problem.set(None);
                 if s != settings.get_untracked() {
-                    settings.set(s);
+                    keep(s);
                 }
             }
             Err(e) => problem.set(Some(e)),
@@ -423,7 +433,7 @@ fn ChecksSettings() -> impl IntoView {
     };
     let reset = move |_| {
         problem.set(None);
-        settings.set(Settings::default());
+        keep(Settings::default());
     };
     let joined = move |f: fn(&Settings) -> &Vec<String>| settings.with(|s| f(s).join(", "));
     let opt = move |f: fn(&Settings) -> Option<u64>| settings.with(|s| f(s).map(|n| n.to_string()).unwrap_or_default());

@@ -6,9 +6,26 @@
 use serde_json::Value;
 
 pub use pep_token_worker::lint::{Finding, Location, Settings};
+use serde::Deserialize as _;
 use pep_token_worker::lint::{Request, OP};
 
 use super::read::{diagnostic, opt_s, s, u, variant};
+
+/// The Checks tab's settings as preferences keep them: the saved JSON, read
+/// only when the checks run or the settings are shown (both code of the
+/// Checks tab's module), not at start (issue 11). `null`, never set, reads as
+/// the defaults.
+pub fn settings_from_saved(saved: &Value) -> Result<Settings, String> {
+    if saved.is_null() {
+        return Ok(Settings::default());
+    }
+    Settings::deserialize(saved).map_err(|e| format!("the saved settings could not be read ({e}); Reset sets the defaults"))
+}
+
+/// Settings as preferences keep them.
+pub fn settings_to_saved(settings: &Settings) -> Value {
+    serde_json::to_value(settings).unwrap_or(Value::Null)
+}
 
 /// What the page gets.
 #[derive(Clone, Debug, PartialEq)]

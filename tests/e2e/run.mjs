@@ -1120,7 +1120,7 @@ async function checksMs(page) {
   return Number(/Checked in (\d+) ms/.exec(t)[1]);
 }
 
-test('Checks: a sensitive word set in settings is found; clicking it reveals, opens and highlights the segment; settings survive a reload', async (browser) => {
+test('Checks: a sensitive word set in settings is found; clicking it reveals, opens and highlights the segment; settings survive a reload; settings saved damaged are said so in the tab, the other preferences still apply', async (browser) => {
   const { context, page } = await newPage(browser);
   await page.goto(`${BASE}/demo/f`);
   await page.locator('[data-message-id]').first().waitFor();
@@ -1166,6 +1166,21 @@ test('Checks: a sensitive word set in settings is found; clicking it reveals, op
   assert.equal(await page.getByTestId('checks-sensitive-words').inputValue(), 'ReplicaSet, nothing-like-this');
   assert.equal(await page.getByTestId('checks-max-tokens').inputValue(), '1000');
   await page.locator('[data-testid=check-item][data-code=sensitive-word]').first().waitFor();
+  // Settings saved damaged (or by a newer version) are read only by the
+  // Checks tab: the other preferences still apply, the tab says what is
+  // wrong, and Reset runs the checks with the defaults.
+  await page.evaluate(() => {
+    const p = JSON.parse(localStorage.getItem('pep/v1/prefs'));
+    localStorage.setItem('pep/v1/prefs', JSON.stringify({ ...p, theme: 'dark', checks: { max_tokens: 'many' } }));
+  });
+  await page.reload();
+  await page.getByTestId('checks-settings-error').waitFor({ timeout: 60000 });
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark', 'the other preferences still apply');
+  assert.match(await page.getByTestId('checks-settings-error').textContent(), /saved settings could not be read/);
+  await page.getByTestId('checks-settings').locator('summary').click();
+  await page.getByTestId('checks-reset').click();
+  await page.getByTestId('checks-summary').waitFor({ timeout: 60000 });
+  assert.equal(await page.locator('[data-testid=check-item][data-code=sensitive-word]').count(), 0, 'defaults: no sensitive words');
   assert.deepEqual(page.errors, []);
   await context.close();
 });
