@@ -30,9 +30,12 @@ import { firstLoad } from './first-load.mjs';
  * lengths and figures of the first screen written without core's float
  * printing (display::decimal): 361,677; the early compile's script in
  * <head>: 361,805; what each segment sends made on first use (the panel's),
- * not before the first paint: 359,155.
+ * not before the first paint: 359,155; in session 7, the glue, split
+ * loader and stylesheet minified (scripts/minify.mjs): 354,324; wasm-streams'
+ * unused stream adapters dropped: 352,386; the Checks tab's settings read by
+ * its own module, not at start: 349,756.
  */
-export const BASELINE = 359_155;
+export const BASELINE = 349_756;
 /** The issue's target: 300 KB (1 KB = 1,000 bytes). */
 export const TARGET = 300_000;
 export const BUDGET = Number(process.env.SIZE_BUDGET) || Math.max(TARGET, Math.round(BASELINE * 1.02));
