@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 pub use pep_token_worker::lint::{Finding, Location, Settings};
-use serde::Deserialize as _;
 use pep_token_worker::lint::{Request, OP};
+use serde::Deserialize as _;
 
 use super::read::{diagnostic, opt_s, s, u, variant};
 
@@ -19,7 +19,8 @@ pub fn settings_from_saved(saved: &Value) -> Result<Settings, String> {
     if saved.is_null() {
         return Ok(Settings::default());
     }
-    Settings::deserialize(saved).map_err(|e| format!("the saved settings could not be read ({e}); Reset sets the defaults"))
+    Settings::deserialize(saved)
+        .map_err(|e| format!("the saved settings could not be read ({e}); Reset sets the defaults"))
 }
 
 /// Settings as preferences keep them.
