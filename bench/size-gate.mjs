@@ -33,9 +33,10 @@ import { firstLoad } from './first-load.mjs';
  * not before the first paint: 359,155; in session 7, the glue, split
  * loader and stylesheet minified (scripts/minify.mjs): 354,324; wasm-streams'
  * unused stream adapters dropped: 352,386; the Checks tab's settings read by
- * its own module, not at start: 349,756.
+ * its own module, not at start: 349,756; the split step's SRI digests
+ * SHA-256: 348,490.
  */
-export const BASELINE = 349_756;
+export const BASELINE = 348_490;
 /** The issue's target: 300 KB (1 KB = 1,000 bytes). */
 export const TARGET = 300_000;
 export const BUDGET = Number(process.env.SIZE_BUDGET) || Math.max(TARGET, Math.round(BASELINE * 1.02));
