@@ -376,13 +376,11 @@ type Edit = Box<dyn FnOnce(&mut Settings) -> Result<(), String>>;
 #[component]
 fn ChecksSettings() -> impl IntoView {
     let prefs = Prefs::expect();
-    // Edited here, kept in preferences as JSON; unreadable saved settings
-    // show as the defaults (the run says why) until an edit or Reset.
-    let settings = RwSignal::new(settings_from_saved(&prefs.checks.get_untracked()).unwrap_or_default());
-    let keep = move |s: Settings| {
-        prefs.checks.set(settings_to_saved(&s));
-        settings.set(s);
-    };
+    // Read from preferences' saved JSON (unreadable settings show as the
+    // defaults, the run says why, until an edit or Reset) and written back
+    // there; every write refreshes the fields, as Reset needs.
+    let settings = Signal::derive(move || settings_from_saved(&prefs.checks.get()).unwrap_or_default());
+    let keep = move |s: Settings| prefs.checks.set(settings_to_saved(&s));
     let problem = RwSignal::new(None::<String>);
     let apply = move |f: Edit| {
         let mut s = settings.get_untracked();
