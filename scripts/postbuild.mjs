@@ -26,7 +26,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { minifyCss } from './minify.mjs';
-import { splitApp } from './split.mjs';
+import { splitApp, sri } from './split.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -115,8 +115,7 @@ export function minifyStylesheets(dir, html) {
     const css = minifyCss(root, readFileSync(p, 'utf8'), file);
     writeFileSync(p, css);
     seen += 1;
-    const digest = `sha384-${createHash('sha384').update(css, 'utf8').digest('base64')}`;
-    return tag.replace(/integrity="[^"]*"/, `integrity="${digest}"`);
+    return tag.replace(/integrity="[^"]*"/, `integrity="${sri(Buffer.from(css, 'utf8'))}"`);
   });
   if (seen === 0) throw new Error('postbuild: index.html links no stylesheet with an integrity digest (minify)');
   return out;

@@ -33,10 +33,11 @@ import { minifyJs } from './minify.mjs';
 
 const PLACEHOLDER = '__wasm_split_placeholder__';
 
-// Subresource integrity digests: SHA-256, which SRI accepts as it does SHA-384
+// Subresource integrity digests (this step's and the minified stylesheet's,
+// scripts/postbuild.mjs): SHA-256, which SRI accepts as it does SHA-384
 // (Trunk's choice). The loader carries one per split module (68), and a
 // digest does not compress: the shorter one saves ~1 KB gzip of the first load.
-const sri = (buf) => `sha256-${createHash('sha256').update(buf).digest('base64')}`;
+export const sri = (buf) => `sha256-${createHash('sha256').update(buf).digest('base64')}`;
 const hex16 = (buf) => createHash('sha256').update(buf).digest('hex').slice(0, 16);
 
 function run(cmd, args, opts = {}) {
@@ -73,10 +74,10 @@ function dropStreamAdapters(root, dir, stem) {
   let js = readFileSync(jsPath, 'utf8');
   if (/IntoUnderlying\w*\.__wrap/.test(js)) throw new Error('split: the app now hands a stream adapter to JS; keep them');
   const names = new Set([...js.matchAll(/wasm\.((?:__wbg_)?intounderlying\w+)/g)].map((m) => m[1]));
+  if (names.size === 0) return;
   js = js
     .replace(/export class (IntoUnderlying\w+) \{[\s\S]*?\n\}\nif \(Symbol\.dispose\) \1\.prototype\[Symbol\.dispose\] = \1\.prototype\.free;\n/g, '')
     .replace(/const IntoUnderlying\w+Finalization = \(typeof FinalizationRegistry === 'undefined'\)\n[^\n]*\n[^\n]*;\n/g, '');
-  if (names.size === 0) return;
   if (/intounderlying/i.test(js)) throw new Error('split: the glue\'s stream adapters are not as expected');
   // Through the text format: binaryen's tools cannot drop an export. The
   // text has no `target_features` section, so the module's own is passed on.
