@@ -1,5 +1,5 @@
 // The first-load size gate (issue 11), run by scripts/test.sh right after
-// `trunk build --release`: fails (exit 1) when the gzip -9 sum of what
+// `scripts/trunk.sh build --release`: fails (exit 1) when the gzip -9 sum of what
 // dist/index.html loads (html + js + wasm + css, as bench/size.mjs counts it)
 // exceeds the budget, or when the first load references a file of an
 // on-demand module (the tokenizer worker, the Markdown module). Cheap and

@@ -28,7 +28,7 @@ done
 
 if [ ! -f dist/index.html ]; then
   step "release build (dist/ is missing)"
-  trunk build --release
+  ./scripts/trunk.sh build --release
 fi
 
 # The baseline tokenizer, pinned by bench/package-lock.json.

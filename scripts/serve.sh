@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 export PATH="$PWD/.tools/node_modules/.bin:$PATH"
-exec trunk serve --release "$@"
+exec ./scripts/trunk.sh serve --release "$@"

@@ -16,6 +16,13 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   rustup target add wasm32-unknown-unknown
 fi
 
+# The standard library's sources: release builds compile std with the app
+# (scripts/trunk.sh, -Zbuild-std).
+if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
+  say "adding the rust-src component"
+  rustup component add rust-src
+fi
+
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
   say "installing trunk $TRUNK_VERSION"
   cargo install --locked "trunk@$TRUNK_VERSION"

@@ -119,7 +119,11 @@ export function splitApp(root, staging, { log = console.log } = {}) {
   mkdirSync(join(work, 'bindgen'), { recursive: true });
 
   // 1. Split (the tool is built once, with the profile `tool`).
-  run('cargo', ['build', '--quiet', '--locked', '--profile', 'tool', '-p', 'pep-split-step'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  //    A native build: without scripts/trunk.sh's settings for the
+  //    WebAssembly release (build-std needs a --target; none is given here).
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k === 'RUSTC_BOOTSTRAP' || k.startsWith('CARGO_UNSTABLE_')) delete env[k];
+  run('cargo', ['build', '--quiet', '--locked', '--profile', 'tool', '-p', 'pep-split-step'], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
   const splitter = join(targetDir, 'tool', 'pep-split-step');
   const main = join(work, 'main.wasm');
   const out = JSON.parse(run(splitter, [input, work, main, `./${loader}`, `./${glue}`]));

@@ -32,9 +32,9 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --target wasm32-unknown-unknown --locked --test web
 
 step "release build"
-trunk build --release
+./scripts/trunk.sh build --release
 # The same site under a sub-path, as on GitHub Pages (the shipping e2e test).
-trunk build --release --public-url /sub/ --dist target/dist-sub
+./scripts/trunk.sh build --release --public-url /sub/ --dist target/dist-sub
 
 step "first-load size gate (gzip -9 of what index.html loads; bench/SIZE.md)"
 node bench/size-gate.mjs dist

@@ -9,7 +9,7 @@
 # (bench/coverage/coverage.mjs); bench/coverage/coverage.py maps them back to
 # functions and sizes (demangled with c++filt).
 #
-# Usage (after `trunk build --release`):  bench/coverage/run.sh
+# Usage (after `scripts/trunk.sh build --release`):  bench/coverage/run.sh
 #   OUT=target/coverage PORT=8799
 # Writes in OUT: hit_dem.txt / unhit_dem.txt / afterpaint_dem.txt (bytes and
 # function, largest first) and *_groups.txt (by crate::module::item).

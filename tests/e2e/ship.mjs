@@ -234,7 +234,7 @@ export function shipTests({ test, newPage, BASE, PORT, root, pep, DEMOS }) {
 
   test('ship: a --public-url /sub/ build on a host without rewrites (404.html, precompressed files): deep links, demo, copy, download, Budget', async (browser) => {
     const dir = join(root, 'target', 'dist-sub');
-    assert.ok(existsSync(join(dir, 'index.html')), 'target/dist-sub: scripts/test.sh builds it (trunk build --release --public-url /sub/ --dist target/dist-sub)');
+    assert.ok(existsSync(join(dir, 'index.html')), 'target/dist-sub: scripts/test.sh builds it (scripts/trunk.sh build --release --public-url /sub/ --dist target/dist-sub)');
     const port = PORT + 1;
     const base = `http://127.0.0.1:${port}`;
     const server = await startServer(dir, port, { prefix: '/sub/', pages: true, precompressed: true });
