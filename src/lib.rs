@@ -24,30 +24,16 @@ pub mod worker;
 
 pub use app::App;
 
-/// Replaces the page with an error screen that shows the panic message
-/// (as text), so a crash is never a blank page.
+/// Keeps a panic's message for the error screen: index.html's crash script
+/// shows it when the abort that follows reaches the page as a trap. Release
+/// builds do not call this: their panics abort at once
+/// (`panic=immediate-abort`, scripts/trunk.sh), no hook runs, and the screen
+/// names the trap instead.
 pub fn install_panic_screen() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        show_crash_screen(&info.to_string());
+        if let Some(window) = web_sys::window() {
+            let _ = js_sys::Reflect::set(&window, &"__pepPanic".into(), &info.to_string().into());
+        }
     }));
-}
-
-/// Replaces the page body with the error screen.
-pub fn show_crash_screen(message: &str) {
-    if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
-        render_crash_screen(&body, message);
-    }
-}
-
-/// The error screen inside `host`: a fixed explanation and `message` as text.
-pub fn render_crash_screen(host: &web_sys::Element, message: &str) {
-    host.set_inner_html(
-        "<div class=\"crash\" role=\"alert\" data-testid=\"crash\"><h1>Something went wrong</h1>\
-         <p>The viewer hit an internal error and stopped. Reload the page to start again; \
-         your saved document is kept.</p><pre id=\"crash-message\"></pre></div>",
-    );
-    if let Ok(Some(pre)) = host.query_selector("#crash-message") {
-        pre.set_text_content(Some(message));
-    }
 }

@@ -640,6 +640,38 @@ test('drop: a file dropped on the page opens (the opening code fetched with it);
   await context.close();
 });
 
+test('a trap in WebAssembly (a panic\'s abort) shows the error screen, its message as text; other script errors do not', async (browser) => {
+  // (module (func (export "f") unreachable)): the trap a Rust panic ends in.
+  const trap = () => {
+    const bytes = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 5, 1, 3, 0, 0, 11]);
+    return new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports.f;
+  };
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/`);
+  await page.locator('[data-message-id]').first().waitFor();
+  // A script error that is not a trap leaves the page as it is.
+  await page.evaluate(() => { setTimeout(() => { throw new Error('not a trap'); }); });
+  await page.waitForTimeout(200);
+  assert.equal(await page.getByTestId('crash').count(), 0, 'a plain error is not a crash');
+  assert.ok(await page.locator('[data-message-id]').count() > 0);
+  // A trap in a task, as a release build's panic is (no hook ran: the trap is named).
+  await page.evaluate(`void setTimeout((${trap})())`);
+  await page.getByTestId('crash').waitFor();
+  assert.match(await page.getByTestId('crash').innerText(), /Something went wrong/);
+  assert.match(await page.locator('#crash-message').innerText(), /RuntimeError.*unreachable/);
+  assert.equal(await page.locator('[data-message-id]').count(), 0, 'the app is replaced');
+  assert.equal(await page.getByRole('alert').count(), 1);
+  // A debug build's hook leaves the panic's message; hostile text stays text. Here from a rejected promise.
+  await page.goto(`${BASE}/demo/b`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.evaluate(`window.__pepPanic = 'panicked at <img src=x onerror=alert(1)>'; void Promise.resolve().then((${trap})())`);
+  await page.getByTestId('crash').waitFor();
+  assert.equal(await page.locator('#crash-message').innerText(), 'panicked at <img src=x onerror=alert(1)>');
+  assert.equal(await page.locator('.crash img').count(), 0);
+  assert.ok(page.errors.some((e) => /unreachable/.test(e)), `the trap was uncaught: ${page.errors}`);
+  await context.close();
+});
+
 test('the Budget tab counts each document it is shown, and leaving mid-count breaks nothing', async (browser) => {
   const { context, page } = await newPage(browser);
   // Hold the worker's module back, so that the first count is still running when we leave.
