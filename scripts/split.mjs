@@ -14,7 +14,8 @@
 //   2. wasm-bindgen (the same version Trunk runs, --keep-lld-exports: the split
 //      modules import the main module's functions, memory and table) makes the
 //      glue and the main module, under Trunk's file names;
-//   3. wasm-opt -Oz (Trunk's level for the app) optimizes each module; a split
+//   3. wasm-opt -Oz (Trunk's level for the app) optimizes each module (the
+//      main module with MAIN_OPT, which also rebuilds its control flow); a split
 //      module's file name gets its content's digest (the loader names it), and
 //      the loader's fetch of it its SRI digest; the glue and the loader are
 //      minified (scripts/minify.mjs);
