@@ -34,13 +34,15 @@ import { minifyJs } from './minify.mjs';
 
 const PLACEHOLDER = '__wasm_split_placeholder__';
 
+// wasm-opt's passes for the main module (the first load; step 3): its control
+// flow rebuilt by the relooper, then -Oz twice. −2.3 KB gzip against one -Oz,
+// ~20 s more (bench/SIZE.md, session 8). The split modules keep one -Oz.
+const MAIN_OPT = ['--flatten', '--rereloop', '-Oz', '-Oz'];
+
 // Subresource integrity digests (this step's and the minified stylesheet's,
 // scripts/postbuild.mjs): SHA-256, which SRI accepts as it does SHA-384
 // (Trunk's choice). The loader carries one per split module (68), and a
 // digest does not compress: the shorter one saves ~1 KB gzip of the first load.
-/** wasm-opt's passes for the main module (step 3 below). */
-export const MAIN_OPT = ['--flatten', '--rereloop', '-Oz', '-Oz'];
-
 export const sri = (buf) => `sha256-${createHash('sha256').update(buf).digest('base64')}`;
 const hex16 = (buf) => createHash('sha256').update(buf).digest('hex').slice(0, 16);
 
@@ -141,10 +143,7 @@ export function splitApp(root, staging, { log = console.log } = {}) {
 
   dropStreamAdapters(root, join(work, 'bindgen'), stem);
 
-  // 3. wasm-opt -Oz every module. The main module (the first load) first
-  //    has its control flow rebuilt (--flatten --rereloop) and is then
-  //    optimized twice: −2.3 KB gzip against one -Oz, ~20 s more
-  //    (bench/SIZE.md, session 8). The split modules keep one -Oz.
+  // 3. wasm-opt every module: the main one with MAIN_OPT, the others -Oz.
   const wasmOpt = tool(root, 'wasm-opt');
   run(wasmOpt, [...MAIN_OPT, join(work, 'bindgen', `${stem}_bg.wasm`), '-o', join(staging, `${stem}_bg.wasm`)]);
   writeFileSync(join(staging, glue), minifyJs(root, readFileSync(join(work, 'bindgen', `${stem}.js`), 'utf8'), glue));
