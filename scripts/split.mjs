@@ -13,7 +13,9 @@
 //      and writes the loader (`<glue>_split.js`) the main module imports from;
 //   2. wasm-bindgen (the same version Trunk runs, --keep-lld-exports: the split
 //      modules import the main module's functions, memory and table) makes the
-//      glue and the main module, under Trunk's file names;
+//      glue and the main module, under Trunk's file names; then the stream
+//      adapters the app never uses are dropped and the names the module and
+//      the glue call each other by are shortened (scripts/short-names.mjs);
 //   3. wasm-opt -Oz (Trunk's level for the app) optimizes each module (the
 //      main module with MAIN_OPT, which also rebuilds its control flow); a split
 //      module's file name gets its content's digest (the loader names it), and
@@ -31,6 +33,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { minifyJs } from './minify.mjs';
+import { shortenNames } from './short-names.mjs';
 
 const PLACEHOLDER = '__wasm_split_placeholder__';
 
@@ -72,37 +75,51 @@ function tool(root, name) {
  * (the glue has no `__wrap` for them: nothing in Rust hands one to JS). Both
  * go here, before wasm-opt, which then drops the code only they reached.
  * The shapes matched are wasm-bindgen 0.2.130's; anything unexpected stops
- * the build (issue 11: ~2 KB gzip of the first load).
+ * the build (issue 11: ~2 KB gzip of the first load). Works on the texts of
+ * the glue (`js`) and the module (`wat`).
  */
-function dropStreamAdapters(root, dir, stem) {
-  const jsPath = join(dir, `${stem}.js`);
-  const wasmPath = join(dir, `${stem}_bg.wasm`);
-  let js = readFileSync(jsPath, 'utf8');
+function dropStreamAdapters({ js, wat }) {
   if (/IntoUnderlying\w*\.__wrap/.test(js)) throw new Error('split: the app now hands a stream adapter to JS; keep them');
   const names = new Set([...js.matchAll(/wasm\.((?:__wbg_)?intounderlying\w+)/g)].map((m) => m[1]));
-  if (names.size === 0) return;
+  if (names.size === 0) return { js, wat };
   js = js
     .replace(/export class (IntoUnderlying\w+) \{[\s\S]*?\n\}\nif \(Symbol\.dispose\) \1\.prototype\[Symbol\.dispose\] = \1\.prototype\.free;\n/g, '')
     .replace(/const IntoUnderlying\w+Finalization = \(typeof FinalizationRegistry === 'undefined'\)\n[^\n]*\n[^\n]*;\n/g, '');
   if (/intounderlying/i.test(js)) throw new Error('split: the glue\'s stream adapters are not as expected');
-  // Through the text format: binaryen's tools cannot drop an export. The
-  // text has no `target_features` section, so the module's own is passed on.
-  const wasmOpt = tool(root, 'wasm-opt');
-  const features = run(wasmOpt, [wasmPath, '--print-features'], { stdio: ['ignore', 'pipe', 'ignore'] }).split(/\s+/).filter((f) => f.startsWith('--enable-'));
-  if (!features.includes('--enable-bulk-memory')) throw new Error(`split: the module's features were not read (${features.join(' ')})`);
-  const wat = join(dir, 'main.wat');
-  run(tool(root, 'wasm-dis'), [wasmPath, '-o', wat]);
   let removed = 0;
-  const text = readFileSync(wat, 'utf8').replace(/^ *\(export "((?:__wbg_)?intounderlying\w+)" \(func [^()]*\)\)\n/gm, (line, name) => {
+  wat = wat.replace(/^ *\(export "((?:__wbg_)?intounderlying\w+)" \(func [^()]*\)\)\n/gm, (line, name) => {
     if (!names.has(name)) throw new Error(`split: the module exports ${name}, which the glue does not call`);
     removed += 1;
     return '';
   });
   if (removed !== names.size) throw new Error(`split: ${names.size} stream adapter exports in the glue, ${removed} in the module`);
-  writeFileSync(wat, text);
-  run(wasmOpt, [...features, '--emit-target-features', wat, '-o', wasmPath]);
-  rmSync(wat);
-  writeFileSync(jsPath, js);
+  return { js, wat };
+}
+
+/**
+ * The main module and its glue after wasm-bindgen, before wasm-opt: the
+ * stream adapters dropped, the names they call each other by shortened
+ * (scripts/short-names.mjs). Through the text format, since binaryen's tools
+ * can neither drop nor rename an export; the text has no `target_features`
+ * section, so the module's own is passed on, and `-g` keeps the names of the
+ * functions for the profiling tools (bench/coverage; the shipped module is
+ * written without them by step 3).
+ */
+function rewriteMain(root, dir, stem, log) {
+  const jsPath = join(dir, `${stem}.js`);
+  const wasmPath = join(dir, `${stem}_bg.wasm`);
+  const wasmOpt = tool(root, 'wasm-opt');
+  const features = run(wasmOpt, [wasmPath, '--print-features'], { stdio: ['ignore', 'pipe', 'ignore'] }).split(/\s+/).filter((f) => f.startsWith('--enable-'));
+  if (!features.includes('--enable-bulk-memory')) throw new Error(`split: the module's features were not read (${features.join(' ')})`);
+  const watPath = join(dir, 'main.wat');
+  run(tool(root, 'wasm-dis'), [wasmPath, '-o', watPath]);
+  const texts = dropStreamAdapters({ js: readFileSync(jsPath, 'utf8'), wat: readFileSync(watPath, 'utf8') });
+  const short = shortenNames({ ...texts, module: `./${stem}_bg.js` });
+  log(`split: short names for ${short.imports} imports and ${short.exports} exports of the main module`);
+  writeFileSync(watPath, short.wat);
+  run(wasmOpt, [...features, '--emit-target-features', '-g', watPath, '-o', wasmPath]);
+  rmSync(watPath);
+  writeFileSync(jsPath, short.js);
 }
 
 /**
@@ -141,7 +158,7 @@ export function splitApp(root, staging, { log = console.log } = {}) {
     '--keep-lld-exports', '--no-demangle', main,
   ]);
 
-  dropStreamAdapters(root, join(work, 'bindgen'), stem);
+  rewriteMain(root, join(work, 'bindgen'), stem, log);
 
   // 3. wasm-opt every module: the main one with MAIN_OPT, the others -Oz.
   const wasmOpt = tool(root, 'wasm-opt');
