@@ -27,7 +27,7 @@ export function* shortNames() {
       if (!RESERVED.has(a + b)) yield a + b;
     }
   }
-  throw new Error('short-names: more than 2,755 names');
+  throw new Error('short-names: more than 2,753 names');
 }
 
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -44,10 +44,25 @@ const MAIN_OPT = ['--flatten', '--rereloop', '-Oz', '-Oz'];
 
 // Subresource integrity digests (this step's and the minified stylesheet's,
 // scripts/postbuild.mjs): SHA-256, which SRI accepts as it does SHA-384
-// (Trunk's choice). The loader carries one per split module (68), and a
+// (Trunk's choice). The manifest carries one per split module (68), and a
 // digest does not compress: the shorter one saves ~1 KB gzip of the first load.
 export const sri = (buf) => `sha256-${createHash('sha256').update(buf).digest('base64')}`;
 const hex16 = (buf) => createHash('sha256').update(buf).digest('hex').slice(0, 16);
+
+// How the loader fetches a split module: its file name and digest are in a
+// manifest (`<stem>_split-<digest>.json`, checked by its own digest), fetched
+// with the first split module a page loads, not with the loader: 68 names and
+// digests are ~3.4 KB gzip that do not compress and that the first screen
+// does not need (issue 11). A failed manifest fetch is not memoized, so
+// the views' Retry fetches it again.
+const MANIFEST_FETCH = (file, integrity) => `let __pepManifest;
+function __pepFetch(name) {
+    const manifest = __pepManifest ??= fetch(new URL(${JSON.stringify(`./${file}`)}, import.meta.url), { integrity: ${JSON.stringify(integrity)} })
+        .then((r) => r.ok ? r.json() : Promise.reject(new Error(\`split manifest: HTTP \${r.status}\`)));
+    manifest.catch(() => { if (__pepManifest === manifest) __pepManifest = undefined; });
+    return manifest.then((t) => fetch(new URL(\`./\${t[name][0]}\`, import.meta.url), { integrity: t[name][1] }));
+}
+`;
 
 function run(cmd, args, opts = {}) {
   try {
@@ -166,22 +181,28 @@ export function splitApp(root, staging, { log = console.log } = {}) {
   writeFileSync(join(staging, glue), minifyJs(root, readFileSync(join(work, 'bindgen', `${stem}.js`), 'utf8'), glue));
   let loaderJs = readFileSync(join(work, loader), 'utf8');
   const modules = [];
+  const table = {};
   for (const name of out.modules) {
     const opt = join(work, `opt-${name}`);
     run(wasmOpt, ['-Oz', join(work, name), '-o', opt]);
     const body = readFileSync(opt);
-    const hashed = `${stem}-${name.replace(/\.wasm$/, '')}-${hex16(body)}.wasm`;
-    const ref = `"./${name}"`;
-    if (!loaderJs.includes(ref)) throw new Error(`split: the loader does not name ${name}`);
-    loaderJs = loaderJs.split(ref).join(`"./${hashed}"`);
-    // Subresource integrity: the loader's fetch checks the module's digest
-    // (the loader itself is checked by its modulepreload's).
-    const call = `fetch(new URL("./${hashed}", import.meta.url))`;
-    if (!loaderJs.includes(call)) throw new Error(`split: the loader does not fetch ${name} as expected`);
-    loaderJs = loaderJs.split(call).join(`fetch(new URL("./${hashed}", import.meta.url), { integrity: "${sri(body)}" })`);
+    const key = name.replace(/\.wasm$/, '');
+    const hashed = `${stem}-${key}-${hex16(body)}.wasm`;
+    // The loader fetches the module through the manifest (MANIFEST_FETCH).
+    const call = `fetch(new URL("./${name}", import.meta.url))`;
+    if (loaderJs.split(call).length !== 2) throw new Error(`split: the loader does not fetch ${name} once, as expected`);
+    loaderJs = loaderJs.replace(call, `__pepFetch(${JSON.stringify(key)})`);
+    table[key] = [hashed, sri(body)];
     writeFileSync(join(staging, hashed), body);
     modules.push(hashed);
   }
+  if (/\.wasm"/.test(loaderJs)) throw new Error('split: the loader names a module the split step did not hash');
+  const manifestBody = Buffer.from(JSON.stringify(table));
+  const manifest = `${stem}_split-${hex16(manifestBody)}.json`;
+  writeFileSync(join(staging, manifest), manifestBody);
+  loaderJs = loaderJs.replace(/^(import [^\n]*\n)/, (line) => `${line}${MANIFEST_FETCH(manifest, sri(manifestBody))}`);
+  if (!loaderJs.includes('function __pepFetch(')) throw new Error('split: the loader does not start with its import, as expected');
+  modules.push(manifest);
   loaderJs = minifyJs(root, loaderJs, loader);
   writeFileSync(join(staging, loader), loaderJs);
 

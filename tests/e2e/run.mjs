@@ -416,6 +416,45 @@ test('split: the protocol panel is a module of its own: the first segment is pai
   await second.context.close();
 });
 
+test('split: the modules\' names and digests come in a manifest with the first split module, not with the first load; a failed or altered manifest says so and Retry recovers', async (browser) => {
+  const { context, page } = await newPage(browser);
+  const manifest = /_split-[0-9a-f]{16}\.json$/;
+  let fail = 'down';
+  const seen = [];
+  page.on('console', (m) => seen.push(m.text()));
+  await page.route(manifest, async (route) => {
+    if (fail === 'down') return route.fulfill({ status: 503, body: 'down' });
+    if (fail === 'altered') {
+      const real = await route.fetch();
+      const table = JSON.parse(await real.text());
+      return route.fulfill({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...table, extra: ['x.wasm', 'sha256-AAAA'] }) });
+    }
+    return route.continue();
+  });
+  await page.goto(`${BASE}/demo/a`);
+  await page.locator('[data-message-id]').first().waitFor();
+  // The loader preloaded from index.html names no module and no digest.
+  const loader = await page.evaluate(async () => {
+    const href = document.querySelector('link[rel=modulepreload][href*="_split.js"]').href;
+    return (await fetch(href)).text();
+  });
+  assert.ok(!/\.wasm"/.test(loader) && !/sha256-/.test(loader.replace(/integrity:"sha256-[^"]+"/, '')), 'the loader carries the manifest\'s digest only');
+  const failed = page.locator('.pane.right').getByTestId('split-failed');
+  await failed.waitFor();
+  assert.ok((await failed.textContent()).includes('Protocol panel could not be loaded'));
+  fail = 'altered';
+  await failed.getByRole('button', { name: 'Retry' }).click();
+  await page.waitForFunction(() => document.querySelector('.pane.right [data-testid=split-failed]') && true);
+  await page.waitForTimeout(300);
+  assert.equal(await page.getByTestId('protocol-json').count(), 0, 'a manifest that is not the build\'s is refused');
+  assert.ok(seen.some((m) => /integrity/i.test(m)), `the integrity check refused the manifest: ${seen.join(' | ')}`);
+  fail = false;
+  await page.locator('.pane.right').getByTestId('split-failed').getByRole('button', { name: 'Retry' }).click();
+  await page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('Markdown: when its module cannot load, texts stay plain and the app says so once', async (browser) => {
   const { context, page } = await newPage(browser);
   await page.route('**/pep-markdown_bg.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
