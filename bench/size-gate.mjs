@@ -5,10 +5,11 @@
 // on-demand module (the tokenizer worker, the Markdown module). Cheap and
 // deterministic: no browser, no network.
 //
-// The budget ratchets down: it is the first-load figure when this gate last
-// moved + 2 %, until the target (300 KB) is met; then the target. A change
-// that makes the first load smaller should lower BUDGET (its figure + 2 %) in
-// the same commit; bench/SIZE.md says what the bytes are and where they went.
+// The budget ratchets down: it was the first-load figure when this gate last
+// moved + 2 %, until the target (300 KB) was met (session 9); now it is the
+// target. A change that makes the first load smaller should still lower
+// BASELINE in the same commit (the record of where the figure stands);
+// bench/SIZE.md says what the bytes are and where they went.
 //
 // Usage: node bench/size-gate.mjs [dist]     (SIZE_BUDGET=bytes overrides)
 import { join, resolve } from 'node:path';
@@ -37,12 +38,22 @@ import { firstLoad } from './first-load.mjs';
  * SHA-256: 348,490; in session 8, the standard library compiled with the
  * app (scripts/trunk.sh: build-std, panic=immediate-abort, no source
  * locations, optimize_for_size) and the error screen in index.html: 323,592;
- * the main module's wasm-opt --flatten --rereloop -Oz -Oz: 321,285.
+ * the main module's wasm-opt --flatten --rereloop -Oz -Oz: 321,285; in
+ * session 9, short names for the main module's imports and the glue's calls
+ * (scripts/short-names.mjs): 312,115; the split modules' names and digests
+ * in a manifest fetched with the first split module, and the reports (load
+ * errors, import notes, warnings) a split module: 299,777, under the target,
+ * so the budget is now the target itself; the saved-document and new-version
+ * notices with the reports, the paste dialog's form in the opening module,
+ * and the phone header's fix: 297,369; the paste dialog opened at once, its
+ * form arriving into it: 297,025.
  */
-export const BASELINE = 312_115;
+export const BASELINE = 297_025;
 /** The issue's target: 300 KB (1 KB = 1,000 bytes). */
 export const TARGET = 300_000;
-export const BUDGET = Number(process.env.SIZE_BUDGET) || Math.max(TARGET, Math.round(BASELINE * 1.02));
+// Until the target was met the budget was BASELINE + 2 %; once BASELINE is at or
+// under the target, the budget is the target.
+export const BUDGET = Number(process.env.SIZE_BUDGET) || (BASELINE <= TARGET ? TARGET : Math.round(BASELINE * 1.02));
 
 const dist = resolve(process.argv[2] || join(import.meta.dirname, '..', 'dist'));
 const { rows, total } = firstLoad(dist);

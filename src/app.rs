@@ -15,6 +15,7 @@ use crate::components::loader::{
     Warnings,
 };
 use crate::components::protocol_panel::PanelDoc;
+use crate::components::reports::{shown, Report};
 use crate::components::shortcuts::Shortcuts;
 use crate::doc::{Doc, Source};
 use crate::edit::Editing;
@@ -180,39 +181,15 @@ fn toggle_edit(editing: Editing, session: Session) {
 #[component]
 fn SafeStart() -> impl IntoView {
     let session = Session::expect();
-    move || {
-        let bytes = session.unsafe_restore.get();
-        (bytes > 0).then(|| {
-            view! {
-                <div class="notice warn" role="alert" data-testid="safe-start">
-                    <span>{format!(
-                        "Your saved document ({}) did not finish opening last time: the tab was closed or stopped responding. It is still saved.",
-                        crate::components::count(bytes, "byte")
-                    )}</span>
-                    <span class="actions">
-                        <button type="button" class="btn" data-testid="safe-start-open" on:click=move |_| session.restore_now()>"Open it"</button>
-                        <button type="button" class="btn" on:click=move |_| session.unsafe_restore.set(0)>"Not now"</button>
-                    </span>
-                </div>
-            }
-        })
-    }
+    let pending = Memo::new(move |_| session.unsafe_restore.get() > 0);
+    move || pending.get().then(|| shown(Report::SafeStart))
 }
 
 /// "A new version is available — Reload" (a new deployment is waiting; public/sw.js).
 #[component]
 fn UpdateAvailable() -> impl IntoView {
     let update = expect_context::<crate::hooks::Update>();
-    move || {
-        update.available().then(|| {
-            view! {
-                <div class="notice update" role="status" data-testid="update-available">
-                    <span>"A new version of the app is available."</span>
-                    <button type="button" class="btn" on:click=move |_| update.apply()>"Reload"</button>
-                </div>
-            }
-        })
-    }
+    move || update.available().then(|| shown(Report::Update))
 }
 
 #[component]
@@ -322,7 +299,10 @@ fn DemoPage(letter: char) -> impl IntoView {
                         recheck::Outcome::Warned(checked) => session.show(checked),
                         recheck::Outcome::Invalid(errors) => invalid(&errors),
                         recheck::Outcome::Unavailable => session.notify(
-                            format!("Demo {letter} is shown unchecked: the checks could not be loaded (offline, or a newer version was deployed)."),
+                            format!(
+                                "Demo {} is shown unchecked: the checks could not be loaded (offline, or a newer version was deployed).",
+                                letter
+                            ),
                             true,
                         ),
                     }

@@ -41,6 +41,17 @@ pub fn now<F: Future>(fut: F) -> Option<F::Output> {
 /// The view of `split`: at once when its module is loaded, else a "Loading…"
 /// status while it loads (or an error with a Retry if it cannot be fetched).
 pub fn deferred(split: Split) -> impl IntoView {
+    show(split, true)
+}
+
+/// As [`deferred`], but nothing is shown while the module loads: for a view
+/// that appears on its own (a report above the conversation), where a
+/// "Loading…" line would only move the page twice.
+pub fn deferred_quiet(split: Split) -> impl IntoView {
+    show(split, false)
+}
+
+fn show(split: Split, loading_line: bool) -> impl IntoView {
     // None: loading; Some(true): loaded; Some(false): failed.
     let state = RwSignal::new((split.loaded)().then_some(true));
     let fetch = move || {
@@ -56,6 +67,7 @@ pub fn deferred(split: Split) -> impl IntoView {
     move || match state.get() {
         Some(true) => now((split.build)())
             .unwrap_or_else(|| view! { <p class="muted pad" role="status">"Loading…"</p> }.into_any()),
+        None if !loading_line => ().into_any(),
         None => view! {
             <p class="muted pad" role="status" data-testid="split-loading">
                 <span class="spinner" aria-hidden="true"></span>" Loading…"

@@ -5,22 +5,21 @@
 
 use std::sync::Arc;
 
-use crate::components::count;
 use crate::components::icons::Ico;
+use crate::components::reports::{shown, Report};
 use crate::router::{use_navigate, NavigateOptions};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::browser;
 use crate::doc::Source;
-use crate::nav::{Navigator, Target};
 use crate::state::{Session, LOADING_STEPS};
 
 /// What the user can open, for titles and hints.
 const OPENS: &str = "an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request";
 
 /// Loads the user's bytes; on success shows `/doc`.
-async fn open_bytes(
+pub(crate) async fn open_bytes(
     session: Session,
     source: Source,
     bytes: Arc<[u8]>,
@@ -87,20 +86,24 @@ pub struct PasteOpen(pub RwSignal<bool>);
 /// is inert, so focus stays inside; Escape closes it). Focus goes to the
 /// text area when it opens and back to "Paste…" however it closes (Load,
 /// Cancel, Escape). A failed load lists its errors inside the dialog.
+///
+/// The dialog's form is code of the opening module (a split point, like the
+/// open it leads to): the first "Paste…" opens the dialog at once, which says
+/// "Loading…" until the module is here (or that it could not be fetched, with
+/// Retry); the text area then takes the focus.
 #[component]
 pub fn PasteButton() -> impl IntoView {
-    let session = Session::expect();
-    let navigate = use_navigate();
     let open = use_context::<PasteOpen>().map(|p| p.0).unwrap_or_else(|| RwSignal::new(false));
-    let text = RwSignal::new(String::new());
+    let form = PasteForm { text: RwSignal::new(String::new()), open, area: NodeRef::<leptos::html::Textarea>::new() };
+    provide_context(form);
     let dialog = NodeRef::<leptos::html::Dialog>::new();
-    let area = NodeRef::<leptos::html::Textarea>::new();
     let opener = NodeRef::<leptos::html::Button>::new();
+    // Open: shown, and the text area focused (also when it arrives later).
     Effect::new(move |_| {
         let Some(d) = dialog.get() else { return };
         if open.get() {
             browser::show_modal(&d);
-            if let Some(a) = area.get() {
+            if let Some(a) = form.area.get() {
                 browser::focus(&a);
             }
         } else {
@@ -115,17 +118,6 @@ pub fn PasteButton() -> impl IntoView {
             browser::focus(&b);
         }
     };
-    let load = move |_| {
-        let bytes: Arc<[u8]> = text.get_untracked().into_bytes().into();
-        let navigate = navigate.clone();
-        leptos::task::spawn_local(async move {
-            if open_bytes(session, Source::Pasted, bytes, navigate).await {
-                open.try_set(false);
-                text.try_set(String::new());
-            }
-        });
-    };
-    let busy = move || session.importing.with(Option::is_some) || session.loading.with(Option::is_some);
     view! {
         <button type="button" class="btn" node_ref=opener aria-haspopup="dialog" data-testid="paste-open"
             on:click=move |_| open.set(true)>
@@ -140,31 +132,119 @@ pub fn PasteButton() -> impl IntoView {
                     }
                 }
             }>
-            <h2 id="paste-title" class="dialog-title">"Paste an envelope or a request"</h2>
-            <label for="paste-area">{format!("Paste JSON: {OPENS}")}</label>
-            <textarea id="paste-area" node_ref=area data-testid="paste-json" rows="12" spellcheck="false"
-                prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))></textarea>
-            <Show when=move || open.get()>
-                <LoadErrors inside_dialog=true/>
-            </Show>
-            <div class="row">
-                <button type="button" class="btn primary" data-testid="paste-load" on:click=load.clone()
-                    disabled=busy>{move || if busy() { "Opening…" } else { "Load" }}</button>
-                // Cancel also stops an open in progress (the document on screen stays).
-                <button type="button" class="btn" data-testid="paste-cancel" on:click=move |_| {
-                    if busy() {
-                        session.cancel_loading();
-                    }
-                    open.set(false);
-                }>"Cancel"</button>
-            </div>
+            {move || open.get().then(|| crate::split::deferred(PASTE_FORM))}
         </dialog>
     }
 }
 
+/// What the paste dialog's form works with (the dialog's state, in the main
+/// module; a context of the dialog).
+#[derive(Clone, Copy)]
+pub struct PasteForm {
+    text: RwSignal<String>,
+    open: RwSignal<bool>,
+    area: NodeRef<leptos::html::Textarea>,
+}
+
+/// The paste dialog's form, as a split view of the opening module.
+const PASTE_FORM: crate::split::Split = crate::split::Split {
+    name: "paste form",
+    loaded: paste_form_loaded,
+    load: || Box::pin(load_paste_form()),
+    build: || Box::pin(async { paste_form_now() }),
+};
+
+// Whether `paste_form`'s loader has run: each split function has its own
+// (the opening module being here through another function is not enough for
+// a first call of this one to complete at once).
+#[cfg(pep_split)]
+thread_local! {
+    static PASTE_FORM_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn paste_form_loaded() -> bool {
+    #[cfg(pep_split)]
+    return PASTE_FORM_HERE.with(|h| h.get());
+    #[cfg(not(pep_split))]
+    true
+}
+
+/// The paste dialog's form. In a release build for the browser this is a
+/// split point of the opening module.
+#[cfg_attr(
+    pep_split,
+    ::leptos::wasm_split::wasm_split(opening, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_paste_form))
+)]
+fn paste_form(form: PasteForm) -> Result<AnyView, ::leptos::wasm_split::SplitLoaderError> {
+    Ok(view! { <PasteFormView form/> }.into_any())
+}
+
+/// Fetches the opening module for the paste form (at once where there is none).
+async fn load_paste_form() -> bool {
+    #[cfg(pep_split)]
+    {
+        let ok = preload_paste_form().await.is_ok();
+        PASTE_FORM_HERE.with(|h| h.set(ok));
+        if ok {
+            crate::state::set_opening_here(true);
+        }
+        ok
+    }
+    #[cfg(not(pep_split))]
+    true
+}
+
+/// The form now (called when the opening module is here), for the dialog's [`PasteForm`].
+fn paste_form_now() -> AnyView {
+    let Some(form) = use_context::<PasteForm>() else { return ().into_any() };
+    #[cfg(pep_split)]
+    let view = crate::split::now(paste_form(form)).and_then(Result::ok);
+    #[cfg(not(pep_split))]
+    let view = paste_form(form).ok();
+    view.unwrap_or_else(|| ().into_any())
+}
+
+#[component]
+fn PasteFormView(form: PasteForm) -> impl IntoView {
+    let session = Session::expect();
+    let navigate = use_navigate();
+    let PasteForm { text, open, area } = form;
+    let load = move |_| {
+        let bytes: Arc<[u8]> = text.get_untracked().into_bytes().into();
+        let navigate = navigate.clone();
+        leptos::task::spawn_local(async move {
+            if open_bytes(session, Source::Pasted, bytes, navigate).await {
+                open.try_set(false);
+                text.try_set(String::new());
+            }
+        });
+    };
+    let busy = move || session.importing.with(Option::is_some) || session.loading.with(Option::is_some);
+    view! {
+        <h2 id="paste-title" class="dialog-title">"Paste an envelope or a request"</h2>
+        <label for="paste-area">{format!("Paste JSON: {OPENS}")}</label>
+        <textarea id="paste-area" node_ref=area data-testid="paste-json" rows="12" spellcheck="false"
+            prop:value=move || text.get()
+            on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+        <Show when=move || open.get()>
+            <LoadErrors inside_dialog=true/>
+        </Show>
+        <div class="row">
+            <button type="button" class="btn primary" data-testid="paste-load" on:click=load.clone()
+                disabled=busy>{move || if busy() { "Opening…" } else { "Load" }}</button>
+            // Cancel also stops an open in progress (the document on screen stays).
+            <button type="button" class="btn" data-testid="paste-cancel" on:click=move |_| {
+                if busy() {
+                    session.cancel_loading();
+                }
+                open.set(false);
+            }>"Cancel"</button>
+        </div>
+    }
+}
+
 /// Errors of the last failed load, with their paths, or the engine's
-/// failure with "Try again"; the view behind stays.
+/// failure with "Try again"; the view behind stays (`reports`).
 #[component]
 pub fn LoadErrors(
     /// The copy inside the paste dialog (shown while it is open; the one in
@@ -173,47 +253,13 @@ pub fn LoadErrors(
     inside_dialog: bool,
 ) -> impl IntoView {
     let session = Session::expect();
-    let navigate = use_navigate();
     let dialog_open = use_context::<PasteOpen>().map(|p| p.0);
+    let failed = Memo::new(move |_| session.load_failure.with(Option::is_some));
     move || {
         if !inside_dialog && dialog_open.is_some_and(|o| o.get()) {
             return None;
         }
-        session.load_failure.get().map(|f| {
-            let n = f.errors.len();
-            let headline = match &f.engine {
-                Some(_) => format!(" {} could not be imported", f.source),
-                None => format!(" {} could not be loaded: {}", f.source, count(n, "error")),
-            };
-            let engine = f.engine.map(|(message, retry)| {
-                let navigate = navigate.clone();
-                let again = move |_| {
-                    let (retry, navigate) = (retry.clone(), navigate.clone());
-                    session.load_failure.set(None);
-                    leptos::task::spawn_local(async move {
-                        open_bytes(session, retry.source, retry.bytes, navigate).await;
-                    });
-                };
-                view! {
-                    <p data-testid="engine-error">
-                        {format!("The import runs in a second module of this page (a Web Worker), which failed: {message}.")}
-                    </p>
-                    <button type="button" class="btn small" data-testid="load-retry" on:click=again>"Try again"</button>
-                }
-            });
-            view! {
-                <section class="notice error" data-testid="load-errors" role="alert">
-                    <header>
-                        <Ico name="triangle-alert"/>
-                        <strong>{headline}</strong>
-                        <button type="button" class="link" on:click=move |_| session.load_failure.set(None)>"Dismiss"</button>
-                    </header>
-                    <p class="muted">"The document on screen is unchanged."</p>
-                    {engine}
-                    <PathList items=f.errors.into_iter().map(|d| (d.path, d.message)).collect() whole="(document)"/>
-                </section>
-            }
-        })
+        failed.get().then(|| shown(Report::LoadErrors))
     }
 }
 
@@ -266,181 +312,23 @@ fn LoadingLine() -> impl IntoView {
 }
 
 /// "Imported from Anthropic Messages" for a document read from a request,
-/// with the import's notices (what had no place in the envelope) a click away.
+/// with the import's notices a click away (`reports`).
 #[component]
 pub fn ImportedFrom() -> impl IntoView {
     let session = Session::expect();
-    move || {
-        let doc = session.doc.get()?;
-        let origin = doc.origin.clone()?;
-        let n = origin.notices.len();
-        let items: Vec<(String, String)> = origin.notices.into_iter().map(|d| (d.path, d.message)).collect();
-        Some(view! {
-            <section class="notice info imported" data-testid="imported-from" data-format=origin.format>
-                <header>
-                    <Ico name="file-code"/>
-                    <span>" Imported from "<strong>{origin.label}</strong>
-                        {(n == 0).then_some(" — everything in it has a place in the envelope.")}</span>
-                </header>
-                {(n > 0).then(|| view! {
-                    <Notes summary=format!("{} not carried over as written", count(n, "note")) items whole="(request)"
-                        toggle_testid="import-notices-toggle" list_testid="import-notices"/>
-                })}
-            </section>
-        })
-    }
+    let imported = Memo::new(move |_| session.doc.with(|d| d.as_ref().is_some_and(|d| d.origin.is_some())));
+    move || imported.get().then(|| shown(Report::ImportedFrom))
 }
 
-/// `path message` lines (an empty path reads as `whole`).
-#[component]
-pub fn PathList(
-    items: Vec<(String, String)>,
-    whole: &'static str,
-    #[prop(default = None)] testid: Option<&'static str>,
-) -> impl IntoView {
-    view! {
-        <ul class="diag-list" data-testid=testid>
-            {items.into_iter().map(|(path, message)| view! {
-                <li><code class="path">{if path.is_empty() { whole.to_string() } else { path }}</code>" "{message}</li>
-            }).collect::<Vec<_>>()}
-        </ul>
-    }
-}
-
-/// A disclosure: `summary` as a toggle, the [`PathList`] below it when open.
-#[component]
-pub fn Notes(
-    #[prop(into)] summary: String,
-    items: Vec<(String, String)>,
-    whole: &'static str,
-    #[prop(optional)] toggle_testid: Option<&'static str>,
-    #[prop(optional)] list_testid: Option<&'static str>,
-) -> impl IntoView {
-    let open = RwSignal::new(false);
-    let items = StoredValue::new(items);
-    view! {
-        <button type="button" class="link notes-toggle" data-testid=toggle_testid
-            aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
-            <Ico name="info"/>" "{summary}
-        </button>
-        <Show when=move || open.get()>
-            <PathList items=items.get_value() whole testid=list_testid/>
-        </Show>
-    }
-}
-
-/// Warnings shown one by one up to this many; more are grouped by rule.
-const WARNINGS_FLAT: usize = 6;
-/// Warnings of a group listed before its "show all".
-const GROUP_SHOWN: usize = 5;
-/// At most this many of a group are rendered even when "show all" is on
-/// (the count says how many there are; `pep lint` lists every one).
-const GROUP_MAX: usize = 500;
-
-/// Where a diagnostic points in the conversation: a segment, or a message.
-pub fn diag_target(d: &envelope::Diagnostic) -> Option<Target> {
-    let message = d.message_index()?;
-    Some(match d.segment_index() {
-        Some(segment) => Target::Segment(envelope::calls::At { message, segment }),
-        None => Target::Message(message),
-    })
-}
-
-/// A diagnostic's path: a link that reveals its message or segment when it
-/// points into the conversation (and a navigator is at hand), else code.
-#[component]
-fn PathLink(diag: envelope::Diagnostic, whole: &'static str) -> impl IntoView {
-    let nav = use_context::<Navigator>();
-    let path = diag.path.clone();
-    match (diag_target(&diag), nav) {
-        (Some(target), Some(nav)) => view! {
-            <button type="button" class="link path" title="Show this in the conversation"
-                on:click=move |_| nav.go(target, true)>{path}</button>
-        }
-        .into_any(),
-        _ => view! { <code class="path">{if path.is_empty() { whole.to_string() } else { path }}</code> }.into_any(),
-    }
-}
-
-/// Warnings of the shown document, listed (grouped by rule when there are
-/// many), each path a link to what it concerns; dismissible.
+/// Warnings of the shown document, listed, each path a link to what it
+/// concerns; dismissible (`reports`).
 #[component]
 pub fn Warnings() -> impl IntoView {
     let session = Session::expect();
-    move || {
-        if session.warnings_dismissed.get() {
-            return None;
-        }
-        let doc = session.doc.get()?;
-        if doc.warnings.is_empty() {
-            return None;
-        }
-        let n = doc.warnings.len();
-        let body = if n <= WARNINGS_FLAT {
-            let items: Vec<AnyView> = doc
-                .warnings
-                .iter()
-                .map(|d| {
-                    view! { <li><PathLink diag=d.clone() whole="(document)"/>" "{d.message.clone()}</li> }.into_any()
-                })
-                .collect();
-            view! { <ul class="diag-list" data-testid="warning-list">{items}</ul> }.into_any()
-        } else {
-            let groups: Vec<AnyView> = envelope::diag::group_by_rule(&doc.warnings)
-                .into_iter()
-                .map(|g| view! { <WarningGroup doc=doc.clone() group=g/> }.into_any())
-                .collect();
-            view! { <div class="warn-groups" data-testid="warning-list">{groups}</div> }.into_any()
-        };
-        Some(view! {
-            <section class="notice warn" data-testid="warnings" aria-labelledby="warnings-title">
-                <header>
-                    <Ico name="info"/>
-                    <h2 id="warnings-title" class="notice-title">{format!("{} — the document loads, but:", count(n, "warning"))}</h2>
-                    <button type="button" class="link" on:click=move |_| session.warnings_dismissed.set(true)>"Dismiss"</button>
-                </header>
-                {body}
-            </section>
-        })
-    }
-}
-
-/// The warnings of one rule: its code and summary, the first few, "show all".
-#[component]
-fn WarningGroup(doc: Arc<crate::doc::Doc>, group: envelope::diag::Group) -> impl IntoView {
-    let all = RwSignal::new(false);
-    let n = group.count();
-    let items = StoredValue::new(group.items.clone());
-    let list = move || {
-        let shown = if all.get() { GROUP_MAX } else { GROUP_SHOWN };
-        items.with_value(|ix| {
-            ix.iter()
-                .take(shown)
-                .map(|&i| {
-                    let d = &doc.warnings[i];
-                    view! { <li><PathLink diag=d.clone() whole="(document)"/>" "{d.message.clone()}</li> }.into_any()
-                })
-                .collect::<Vec<_>>()
-        })
-    };
-    view! {
-        <section class="warn-group" data-rule=group.rule.code()>
-            <h3 class="warn-rule"><code>{group.rule.code()}</code>{format!(" · {}", count(n, "warning"))}</h3>
-            <ul class="diag-list">{list}</ul>
-            {(n > GROUP_SHOWN).then(|| view! {
-                <button type="button" class="link" aria-expanded=move || all.get().to_string()
-                    on:click=move |_| all.update(|a| *a = !*a)>
-                    {move || if all.get() {
-                        "show fewer".to_string()
-                    } else if n > GROUP_MAX {
-                        format!("show {GROUP_MAX} of {}", envelope::display::thousands(n as u64))
-                    } else {
-                        format!("show all {}", envelope::display::thousands(n as u64))
-                    }}
-                </button>
-            })}
-        </section>
-    }
+    let any = Memo::new(move |_| {
+        !session.warnings_dismissed.get() && session.doc.with(|d| d.as_ref().is_some_and(|d| !d.warnings.is_empty()))
+    });
+    move || any.get().then(|| shown(Report::Warnings))
 }
 
 /// Notices (storage problems and the like) until dismissed.

@@ -12,6 +12,7 @@ pub mod icons;
 pub mod loader;
 pub mod panel;
 pub mod protocol_panel;
+pub mod reports;
 pub mod rich;
 pub mod segments;
 pub mod settings;

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::components::icons::Ico;
-use crate::components::loader::Notes;
+use crate::components::reports::Notes;
 use envelope::export::Target;
 use envelope::jsonview::LineIndex;
 use envelope::Notice;

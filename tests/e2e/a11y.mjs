@@ -150,6 +150,9 @@ export function registerA11y({ test, newPage, BASE, DEMOS, root, shotDir }) {
       const opener = page.getByTestId('paste-open');
       await opener.click();
       await page.locator('dialog[open]').waitFor();
+      // (The form is code of the opening module, here already: it arrives
+      // within a few tasks of the dialog, and takes the focus.)
+      await page.getByTestId('paste-json').waitFor();
       assert.equal(await focused(page), 'textarea[paste-json]#paste-area');
       for (let i = 0; i < 6; i++) {
         await page.keyboard.press('Tab');

@@ -341,7 +341,7 @@ test('split: the first screen fetches only the protocol panel\'s module; search,
   await page.waitForURL(`${BASE}/template`);
   await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /split_template/.test(e.name)));
   // Opening a document: its code comes with the first open; a failed
-  // fetch is a load error in the dialog, and Load again opens it.
+  // fetch is a load error, and opening again opens it.
   assert.ok(!(await split()).includes('split_opening'), 'no open yet, no opening module');
   let failOpen = true;
   let releaseOpen;
@@ -352,14 +352,23 @@ test('split: the first screen fetches only the protocol panel\'s module; search,
     return route.fulfill({ status: 503, body: 'down' });
   });
   const mine = readFileSync(join(root, 'demos/c.json'), 'utf8').replace('"c-u1"', '"mine-u1"');
-  await paste(page, mine);
-  // While the code comes: the progress line says so, Load waits.
+  const file = { name: 'mine.json', mimeType: 'application/json', buffer: Buffer.from(mine) };
+  await page.getByTestId('open-file').setInputFiles(file);
+  // While the code comes: the progress line says so.
   await page.getByTestId('load-step').filter({ hasText: "fetching the page's code that opens documents" }).waitFor({ state: 'attached' });
-  assert.equal((await page.getByTestId('paste-load').textContent()).trim(), 'Opening…');
   releaseOpen();
-  await page.locator('dialog[open] [data-testid=load-errors]').filter({ hasText: 'could not be fetched' }).waitFor();
+  await page.locator('.notices [data-testid=load-errors]').filter({ hasText: 'could not be fetched' }).waitFor();
   assert.equal(await page.getByTestId('load-step').count(), 0, 'the progress line is gone');
+  // "Paste…" (its form is code of the same module): the dialog opens at
+  // once and says that the form could not be fetched; Retry brings it.
+  await page.getByRole('button', { name: 'Paste…' }).click();
+  const pasteFailed = page.locator('dialog[open] [data-testid=split-failed]');
+  await pasteFailed.waitFor();
+  assert.ok((await pasteFailed.textContent()).includes('paste form could not be loaded'));
   failOpen = false;
+  await pasteFailed.getByRole('button', { name: 'Retry' }).click();
+  await page.getByTestId('paste-json').waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'paste-area', 'the text area has the focus when it arrives');
   await paste(page, mine, { loads: true });
   await page.locator('[data-message-id="mine-u1"]').waitFor();
   assert.ok((await split()).includes('split_opening'));
@@ -451,6 +460,49 @@ test('split: the modules\' names and digests come in a manifest with the first s
   fail = false;
   await page.locator('.pane.right').getByTestId('split-failed').getByRole('button', { name: 'Retry' }).click();
   await page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('split: the reports (load errors, warnings) and the paste form come with their first use; a report or form that cannot be fetched says so and Retry shows it', async (browser) => {
+  const { context, page } = await newPage(browser);
+  const split = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)
+    .filter((p) => /-split_\w+-[0-9a-f]{16}\.wasm$/.test(p)).map((p) => p.replace(/^.*-(split_\w+)-[0-9a-f]{16}\.wasm$/, '$1')));
+  let down = new Set(['split_opening', 'split_reports']);
+  await page.route(/-(split_opening|split_reports)-[0-9a-f]{16}\.wasm$/, (route) => {
+    const name = route.request().url().match(/-(split_\w+)-[0-9a-f]{16}\.wasm$/)[1];
+    return down.has(name) ? route.fulfill({ status: 503, body: 'down' }) : route.continue();
+  });
+  await page.goto(`${BASE}/demo/a`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
+  assert.ok(!(await split()).includes('split_reports') && !(await split()).includes('split_opening'), 'neither on the first screen');
+  // "Paste…" opens the dialog at once; its form comes with the opening
+  // module: "Loading…", or when that cannot be fetched, Retry.
+  await page.getByTestId('paste-open').click();
+  await page.locator('dialog[open] [data-testid=split-failed]').waitFor();
+  down.delete('split_opening');
+  await page.locator('dialog[open] [data-testid=split-failed]').getByRole('button', { name: 'Retry' }).click();
+  await page.getByTestId('paste-json').waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'paste-area', 'the text area has the focus');
+  // Escape closes it; opened again, the form is there at once.
+  await page.keyboard.press('Escape');
+  assert.equal(await page.locator('dialog[open]').count(), 0);
+  await page.getByTestId('paste-open').click();
+  await page.getByTestId('paste-json').waitFor();
+  assert.equal(await page.getByTestId('split-loading').count(), 0);
+  // A broken paste: its errors are a report, whose module is down: the place says so.
+  await page.getByTestId('paste-json').fill('{"version": "1.0", "messages": 3}');
+  await page.getByTestId('paste-load').click();
+  const failed = page.locator('dialog[open] [data-testid=split-failed]');
+  await failed.waitFor();
+  assert.ok((await failed.textContent()).includes('report could not be loaded'));
+  assert.equal(await page.getByTestId('load-errors').count(), 0);
+  down = new Set();
+  await failed.getByRole('button', { name: 'Retry' }).click();
+  await page.locator('dialog[open] [data-testid=load-errors]').waitFor();
+  assert.ok((await page.locator('dialog[open] [data-testid=load-errors]').textContent()).includes('messages'));
+  assert.ok((await split()).includes('split_reports'));
   assert.deepEqual(page.errors, []);
   await context.close();
 });
