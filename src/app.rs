@@ -224,7 +224,7 @@ fn Header() -> impl IntoView {
             </a>
             <button type="button" class="btn demo-menu" aria-expanded=move || menu.get().to_string()
                 aria-controls="demo-nav" id="demo-menu-btn" data-testid="demo-menu" on:click=move |_| menu.update(|m| *m = !*m)>
-                {current}<Ico name="chevron-down"/>
+                <span class="demo-menu-label">{current}</span><Ico name="chevron-down"/>
             </button>
             <nav class="demos" id="demo-nav" aria-label="Demos" class:open=move || menu.get()
                 on:click=move |_| menu.set(false)
@@ -255,7 +255,7 @@ fn Header() -> impl IntoView {
                 <button type="button" class="btn" data-testid="edit-toggle" aria-pressed=move || editing.on.get().to_string()
                     title="Edit mode: change variable values, texts, tool-call arguments and the model"
                     on:click=move |_| toggle_edit(editing, session)>
-                    <Ico name="pencil"/>{move || if editing.on.get() { " Editing" } else { " Edit" }}
+                    <Ico name="pencil"/><span class="btn-label">{move || if editing.on.get() { " Editing" } else { " Edit" }}</span>
                 </button>
                 <details class="privacy" data-testid="privacy">
                     <summary>"Privacy"</summary>

@@ -360,6 +360,17 @@ export function registerA11y({ test, newPage, BASE, DEMOS, root, shotDir }) {
       await page.locator('#demo-nav a', { hasText: 'B' }).click();
       await page.waitForURL(`${BASE}/demo/b`);
       assert.ok(!(await page.locator('#demo-nav').isVisible()), 'the menu closes on a pick');
+      // The user's own document: the menu's longer label ("Your document")
+      // gives way; the header's buttons stay on the screen.
+      await page.getByTestId('paste-open').click();
+      await page.getByTestId('paste-json').fill(readFileSync(join(root, 'demos/b.json'), 'utf8'));
+      await page.getByTestId('paste-load').click();
+      await page.waitForURL(`${BASE}/doc`);
+      await page.locator('[data-message-id="b-sys"]').waitFor();
+      await settle(page);
+      assert.deepEqual(await overflow(), { bad: [], docWidth: W }, '/doc header');
+      assert.ok(await page.getByTestId('theme-toggle').isVisible());
+      await page.screenshot({ path: join(shotDir, `phone-doc-${scheme}.png`) });
       assert.deepEqual(page.errors, []);
       await context.close();
     }
