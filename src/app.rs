@@ -168,10 +168,7 @@ fn toggle_edit(editing: Editing, session: Session) {
                 editing.on.try_set(ok);
             }
             if !ok {
-                session.notify(
-                    "Edit mode could not be loaded (offline, or a newer version was deployed): try again.",
-                    true,
-                );
+                session.notify(crate::split::unfetched!("Edit mode could not be loaded", ": try again."), true);
             }
         });
     }
@@ -300,7 +297,10 @@ fn DemoPage(letter: char) -> impl IntoView {
                         recheck::Outcome::Invalid(errors) => invalid(&errors),
                         recheck::Outcome::Unavailable => session.notify(
                             format!(
-                                "Demo {} is shown unchecked: the checks could not be loaded (offline, or a newer version was deployed).",
+                                crate::split::unfetched!(
+                                    "Demo {} is shown unchecked: the checks could not be loaded",
+                                    "."
+                                ),
                                 letter
                             ),
                             true,

@@ -335,9 +335,9 @@ pub fn truncated_request(doc: &Doc, counted: &Counted, kept: &[bool]) -> serde_j
 async fn recount(budget: Budget) {
     let done = crate::split::split_call!(recount_now(budget));
     if done.is_err() {
-        budget.counting.try_set(Counting::Failed(
-            "the Budget tab's code could not be fetched (offline, or a newer version was deployed)".into(),
-        ));
+        budget
+            .counting
+            .try_set(Counting::Failed(crate::split::unfetched!("the Budget tab's code could not be fetched").into()));
     }
 }
 

@@ -223,7 +223,10 @@ impl Search {
                         s.running.try_set(false);
                         s.searched.try_set(None);
                         if let Some(session) = s.session {
-                            session.notify("The search could not be loaded (offline, or a newer version was deployed): search again to retry.", true);
+                            session.notify(
+                                crate::split::unfetched!("The search could not be loaded", ": search again to retry."),
+                                true,
+                            );
                         }
                     }
                 }
@@ -348,10 +351,7 @@ impl Search {
             let done = crate::split::split_call!(step_to(s, step));
             if done.is_err() {
                 if let Some(session) = s.session {
-                    session.notify(
-                        "The search could not be loaded (offline, or a newer version was deployed): try again.",
-                        true,
-                    );
+                    session.notify(crate::split::unfetched!("The search could not be loaded", ": try again."), true);
                 }
             }
         });

@@ -21,9 +21,7 @@ pub async fn make_link(doc: Arc<Doc>) -> Result<(String, usize), String> {
     let made = crate::split::split_call!(link_maker(doc));
     match made {
         Ok(link) => link.await,
-        Err(_) => {
-            Err("the link maker could not be loaded (offline, or a newer version was deployed); try again".into())
-        }
+        Err(_) => Err(crate::split::unfetched!("the link maker could not be loaded", "; try again").into()),
     }
 }
 
@@ -81,7 +79,10 @@ pub fn open_fragment(session: Session, fragment: &str) -> bool {
                     errors: vec![Diagnostic::new(
                         Rule::ShareLink,
                         "#d",
-                        "the page's code that opens share links could not be fetched (offline, or a newer version was deployed); open the link again",
+                        crate::split::unfetched!(
+                            "the page's code that opens share links could not be fetched",
+                            "; open the link again"
+                        ),
                     )],
                     engine: None,
                 }));

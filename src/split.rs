@@ -76,7 +76,7 @@ fn show(split: Split, loading_line: bool) -> impl IntoView {
         .into_any(),
         Some(false) => view! {
             <div class="muted pad" role="alert" data-testid="split-failed">
-                {format!("The {} could not be loaded (offline, or a newer version was deployed). ", split.name)}
+                {format!(crate::split::unfetched!("The {} could not be loaded", ". "), split.name)}
                 <button type="button" class="btn" on:click=move |_| fetch()>"Retry"</button>
             </div>
         }
@@ -161,6 +161,17 @@ macro_rules! split_view {
         };
     };
 }
+
+/// How every message says that a split module could not be fetched:
+/// `unfetched!("The search could not be loaded", ": try again.")` is
+/// `"The search could not be loaded (offline, or a newer version was
+/// deployed): try again."` (a literal, so also a `format!` string).
+macro_rules! unfetched {
+    ($what:literal $(, $then:literal)?) => {
+        concat!($what, " (offline, or a newer version was deployed)" $(, $then)?)
+    };
+}
+pub(crate) use unfetched;
 
 /// The result of calling a split function (`#[wasm_split(…, fallible)]`
 /// where `cfg(pep_split)`): awaited there, as the call fetches its module

@@ -181,7 +181,10 @@ impl Session {
             Err(_) if self.is_current(seq) => {
                 self.fail_unreadable(
                     label,
-                    "the page's code that opens documents could not be fetched (offline, or a newer version was deployed); try again",
+                    crate::split::unfetched!(
+                        "the page's code that opens documents could not be fetched",
+                        "; try again"
+                    ),
                 );
                 false
             }
@@ -464,7 +467,11 @@ impl Session {
                             match crate::recheck::settle(doc, pending, session.user_doc).await {
                                 crate::recheck::Outcome::Invalid(errors) => session.no_longer_loads(errors.len()),
                                 crate::recheck::Outcome::Unavailable => session.notify(
-                                    "Your saved document is shown unchecked: the checks could not be loaded (offline, or a newer version was deployed).".to_string(),
+                                    crate::split::unfetched!(
+                                        "Your saved document is shown unchecked: the checks could not be loaded",
+                                        "."
+                                    )
+                                    .to_string(),
                                     true,
                                 ),
                                 // A document with warnings is in `user_doc` now (and shown from there).

@@ -97,8 +97,7 @@ impl Checks {
                     Err(_) if asked.try_get_value() == Some(seq) => {
                         done_for.try_set_value(None);
                         checks.state.try_set(Linting::Failed(
-                            "the Checks tab's code could not be fetched (offline, or a newer version was deployed)"
-                                .into(),
+                            crate::split::unfetched!("the Checks tab's code could not be fetched").into(),
                         ));
                     }
                     Err(_) => {}

@@ -179,8 +179,7 @@ pub fn undo_redo(editing: Editing, redo: bool) {
         let done = crate::split::split_call!(edit_step(editing, redo));
         if done.is_err() {
             editing.error.try_set(Some(
-                "Undo could not run: Edit mode's code could not be loaded (offline, or a newer version was deployed)."
-                    .into(),
+                crate::split::unfetched!("Undo could not run: Edit mode's code could not be loaded", ".").into(),
             ));
         }
     });
