@@ -46,9 +46,10 @@ import { firstLoad } from './first-load.mjs';
  * so the budget is now the target itself; the saved-document and new-version
  * notices with the reports, the paste dialog's form in the opening module,
  * and the phone header's fix: 297,369; the paste dialog opened at once, its
- * form arriving into it: 297,025.
+ * form arriving into it: 297,025; one split_loader! macro for the split
+ * functions' loaded flags: 297,068.
  */
-export const BASELINE = 297_025;
+export const BASELINE = 297_068;
 /** The issue's target: 300 KB (1 KB = 1,000 bytes). */
 export const TARGET = 300_000;
 // Until the target was met the budget was BASELINE + 2 %; once BASELINE is at or

@@ -84,6 +84,44 @@ fn show(split: Split, loading_line: bool) -> impl IntoView {
     }
 }
 
+/// A split function's own "its module is here" flag and its fetch. Each
+/// `wasm_split` function has its own loader: its module being here through
+/// another function does not make a first call of this one complete at once,
+/// so each keeps its flag, set by its own preload.
+/// `split_loader!(FLAG, pub fn loaded, load, preload_x)` defines
+/// `fn loaded() -> bool` and `async fn load() -> bool` (fetches through
+/// `preload_x` and records the outcome); where there is no split (debug
+/// builds, tests, native) both say true at once.
+macro_rules! split_loader {
+    ($flag:ident, $vis:vis fn $loaded:ident, $load:ident, $preload:ident) => {
+        #[cfg(pep_split)]
+        thread_local! {
+            static $flag: ::std::cell::Cell<bool> = const { ::std::cell::Cell::new(false) };
+        }
+
+        /// Whether this split function's module is here (always, where there is no split).
+        $vis fn $loaded() -> bool {
+            #[cfg(pep_split)]
+            return $flag.with(|l| l.get());
+            #[cfg(not(pep_split))]
+            true
+        }
+
+        /// Fetches this split function's module (at once where there is none): true when it is here.
+        $vis async fn $load() -> bool {
+            #[cfg(pep_split)]
+            {
+                let ok = $preload().await.is_ok();
+                $flag.with(|l| l.set(ok));
+                ok
+            }
+            #[cfg(not(pep_split))]
+            true
+        }
+    };
+}
+pub(crate) use split_loader;
+
 /// Declares a split view: `split_view!(NAME, "what", module_ident, || view!{…})`
 /// defines the `Split` constant `NAME`.
 macro_rules! split_view {
@@ -93,9 +131,10 @@ macro_rules! split_view {
             #[allow(unused_imports)]
             use super::*;
 
-            #[cfg(pep_split)]
-            thread_local! {
-                static LOADED: ::std::cell::Cell<bool> = const { ::std::cell::Cell::new(false) };
+            $crate::split::split_loader!(LOADED, pub fn loaded, fetch, preload);
+
+            pub fn load() -> ::std::pin::Pin<Box<dyn ::std::future::Future<Output = bool>>> {
+                Box::pin(fetch())
             }
 
             #[cfg(pep_split)]
@@ -110,20 +149,6 @@ macro_rules! split_view {
             }
 
             #[cfg(pep_split)]
-            pub fn loaded() -> bool {
-                LOADED.with(|l| l.get())
-            }
-
-            #[cfg(pep_split)]
-            pub fn load() -> ::std::pin::Pin<Box<dyn ::std::future::Future<Output = bool>>> {
-                Box::pin(async {
-                    let ok = preload().await.is_ok();
-                    LOADED.with(|l| l.set(ok));
-                    ok
-                })
-            }
-
-            #[cfg(pep_split)]
             pub fn build_view() -> ::std::pin::Pin<Box<dyn ::std::future::Future<Output = ::leptos::prelude::AnyView>>>
             {
                 Box::pin(async {
@@ -133,16 +158,6 @@ macro_rules! split_view {
                         })
                     })
                 })
-            }
-
-            #[cfg(not(pep_split))]
-            pub fn loaded() -> bool {
-                true
-            }
-
-            #[cfg(not(pep_split))]
-            pub fn load() -> ::std::pin::Pin<Box<dyn ::std::future::Future<Output = bool>>> {
-                Box::pin(async { true })
             }
 
             #[cfg(not(pep_split))]

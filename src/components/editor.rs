@@ -198,30 +198,8 @@ fn edit_step(editing: Editing, redo: bool) -> Result<(), ::leptos::wasm_split::S
     Ok(())
 }
 
-/// Fetches Edit mode's module (at once where there is none): true when it is here.
-pub async fn load_edit() -> bool {
-    #[cfg(pep_split)]
-    {
-        let ok = preload_edit().await.is_ok();
-        EDIT_LOADED.with(|l| l.set(ok));
-        ok
-    }
-    #[cfg(not(pep_split))]
-    true
-}
-
-#[cfg(pep_split)]
-thread_local! {
-    static EDIT_LOADED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Whether Edit mode's module is here (always, where there is none).
-pub fn edit_loaded() -> bool {
-    #[cfg(pep_split)]
-    return EDIT_LOADED.with(|l| l.get());
-    #[cfg(not(pep_split))]
-    true
-}
+// Edit mode's module: `edit_loaded()`, `load_edit()`.
+crate::split::split_loader!(EDIT_LOADED, pub fn edit_loaded, load_edit, preload_edit);
 
 /// An Edit mode view now, or `None` (also while its module is not here).
 pub fn edit_view_now(what: EditView) -> Option<AnyView> {

@@ -154,20 +154,8 @@ const PASTE_FORM: crate::split::Split = crate::split::Split {
     build: || Box::pin(async { paste_form_now() }),
 };
 
-// Whether `paste_form`'s loader has run: each split function has its own
-// (the opening module being here through another function is not enough for
-// a first call of this one to complete at once).
-#[cfg(pep_split)]
-thread_local! {
-    static PASTE_FORM_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-fn paste_form_loaded() -> bool {
-    #[cfg(pep_split)]
-    return PASTE_FORM_HERE.with(|h| h.get());
-    #[cfg(not(pep_split))]
-    true
-}
+// The form's own loader (`crate::split::split_loader!`).
+crate::split::split_loader!(PASTE_FORM_HERE, fn paste_form_loaded, fetch_paste_form, preload_paste_form);
 
 /// The paste dialog's form. In a release build for the browser this is a
 /// split point of the opening module.
@@ -181,17 +169,11 @@ fn paste_form(form: PasteForm) -> Result<AnyView, ::leptos::wasm_split::SplitLoa
 
 /// Fetches the opening module for the paste form (at once where there is none).
 async fn load_paste_form() -> bool {
-    #[cfg(pep_split)]
-    {
-        let ok = preload_paste_form().await.is_ok();
-        PASTE_FORM_HERE.with(|h| h.set(ok));
-        if ok {
-            crate::state::set_opening_here(true);
-        }
-        ok
+    let ok = fetch_paste_form().await;
+    if ok {
+        crate::state::set_opening_here(true);
     }
-    #[cfg(not(pep_split))]
-    true
+    ok
 }
 
 /// The form now (called when the opening module is here), for the dialog's [`PasteForm`].

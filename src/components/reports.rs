@@ -72,30 +72,8 @@ fn report_view(what: Report) -> Result<AnyView, ::leptos::wasm_split::SplitLoade
     })
 }
 
-#[cfg(pep_split)]
-thread_local! {
-    static LOADED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Whether the reports' module is here (always, where there is none).
-fn loaded() -> bool {
-    #[cfg(pep_split)]
-    return LOADED.with(|l| l.get());
-    #[cfg(not(pep_split))]
-    true
-}
-
-/// Fetches the reports' module (at once where there is none): true when it is here.
-async fn load() -> bool {
-    #[cfg(pep_split)]
-    {
-        let ok = preload_reports().await.is_ok();
-        LOADED.with(|l| l.set(ok));
-        ok
-    }
-    #[cfg(not(pep_split))]
-    true
-}
+// The reports' module: `loaded()`, `load()`.
+crate::split::split_loader!(LOADED, fn loaded, load, preload_reports);
 
 /// A report's view now (nothing while the module is not here).
 fn view_now(what: Report) -> AnyView {
