@@ -18,9 +18,9 @@
 //      the glue call each other by are shortened (scripts/short-names.mjs);
 //   3. wasm-opt -Oz (Trunk's level for the app) optimizes each module (the
 //      main module with MAIN_OPT, which also rebuilds its control flow); a split
-//      module's file name gets its content's digest (the loader names it), and
-//      the loader's fetch of it its SRI digest; the glue and the loader are
-//      minified (scripts/minify.mjs);
+//      module's file name gets its content's digest, and the manifest the
+//      loader fetches it through (MANIFEST_FETCH) its name and SRI digest; the
+//      glue and the loader are minified (scripts/minify.mjs);
 //   4. index.html: the new SRI digests of the glue and the main module, and a
 //      modulepreload (with its own digest) for the loader, which the glue
 //      imports statically.
