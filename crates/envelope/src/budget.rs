@@ -89,6 +89,8 @@ impl Category {
             Segment::Document(_) => Category::Documents,
             Segment::LongText(_) => Category::PastedText,
             Segment::Media(_) => Category::Media,
+            Segment::Reasoning(_) => Category::Conversation,
+            Segment::ProviderBlock(_) => Category::ToolCalls,
         })
     }
 }

@@ -418,7 +418,7 @@ impl Decoder {
 
     fn envelope(&mut self, v: &Value) -> Option<Envelope> {
         let o = self.object(v, "", "the document")?;
-        self.unknown_fields(&o, &["$schema", "version", "model", "params", "messages"], "the envelope");
+        self.unknown_fields(&o, &["$schema", "version", "model", "params", "source", "messages"], "the envelope");
         // `$schema` names the JSON Schema an editor validates against; it is
         // not part of the model and is only checked to be a string.
         self.opt(&o, "$schema", Want::Str);
@@ -434,6 +434,7 @@ impl Decoder {
             }
         }
         let model = self.opt_string(&o, "model");
+        let source = self.format(&o, "source");
         let messages = self.req(&o, "messages", Want::Array).and_then(Value::as_array).map(|list| {
             let mut out = Vec::with_capacity(list.len());
             for (i, m) in list.iter().enumerate() {
@@ -453,6 +454,7 @@ impl Decoder {
             version: version.unwrap_or_else(|| VERSION.to_string()),
             model: model.flatten(),
             params: params.flatten(),
+            source: source.flatten(),
             messages: messages?,
         })
     }
@@ -460,7 +462,23 @@ impl Decoder {
     fn message(&mut self, v: &Value, index: usize) -> Option<Message> {
         let path = &format!("messages[{index}]");
         let o = self.object(v, path, "a message")?;
-        self.unknown_fields(&o, &["id", "role", "segments", "timestamp", "truncationPriority"], "a message");
+        self.unknown_fields(
+            &o,
+            &[
+                "id",
+                "role",
+                "segments",
+                "timestamp",
+                "truncationPriority",
+                "name",
+                "providerRole",
+                "contentParts",
+                "continues",
+                "provider",
+            ],
+            "a message",
+        );
+        let ext = self.message_ext(&o);
         let id = self.string(&o, "id");
         if let Some(id) = &id {
             self.locator.ids.push((index, id.clone()));
@@ -517,6 +535,7 @@ impl Decoder {
             segments,
             timestamp: timestamp.unwrap_or_else(|| serde_json::Number::from(0)),
             truncation_priority: priority.flatten(),
+            ext: ext.unwrap_or_default(),
         };
         self.locator.segments.push(positions);
         Some(message)
@@ -526,16 +545,35 @@ impl Decoder {
         let o = self.object(v, path, "a segment")?;
         let kind = self.string(&o, "kind")?;
         let fields: &[&str] = match kind.as_str() {
-            "text" => &["kind", "content"],
+            "text" => &["kind", "content", EXT[0], EXT[1], EXT[2]],
             "static_var" => &["kind", "name", "value", "description"],
-            "system_prompt" => &["kind", "content", "collapsed"],
+            "system_prompt" => &["kind", "content", "collapsed", EXT[0], EXT[1], EXT[2]],
             "memory" | "skills" => &["kind", "items", "collapsed", "description"],
             "tool_overview" => &["kind", "items", "collapsed"],
-            "tool_call_request" => &["kind", "toolName", "arguments", "collapsed", "callId"],
-            "tool_call_result" => &["kind", "toolName", "result", "success", "collapsed", "callId"],
-            "document" => &["kind", "fileName", "mimeType", "snippet", "sizeBytes", "parsedContent"],
-            "long_text" => &["kind", "content", "charCount", "collapsed"],
-            "media" => &["kind", "mediaType", "url", "altText"],
+            "tool_call_request" => &["kind", "toolName", "arguments", "collapsed", "callId", EXT[0], EXT[1], EXT[2]],
+            "tool_call_result" => {
+                &["kind", "toolName", "result", "success", "collapsed", "callId", "content", EXT[0], EXT[1], EXT[2]]
+            }
+            "document" => &[
+                "kind",
+                "fileName",
+                "mimeType",
+                "snippet",
+                "sizeBytes",
+                "parsedContent",
+                "data",
+                "url",
+                "fileId",
+                EXT[0],
+                EXT[1],
+                EXT[2],
+            ],
+            "long_text" => &["kind", "content", "charCount", "collapsed", EXT[0], EXT[1], EXT[2]],
+            "media" => &["kind", "mediaType", "url", "altText", EXT[0], EXT[1], EXT[2]],
+            "reasoning" => {
+                &["kind", "content", "summary", "signature", "encrypted", "collapsed", EXT[0], EXT[1], EXT[2]]
+            }
+            "provider_block" => &["kind", "format", "block", "collapsed", EXT[0], EXT[1], EXT[2]],
             other => {
                 self.err(
                     Rule::UnknownKind,
@@ -547,16 +585,64 @@ impl Decoder {
         };
         self.unknown_fields(&o, fields, &format!("a {kind} segment"));
         let before = self.errors.len();
-        let seg = self.segment_body(&kind, &o);
+        let ext = if fields.contains(&EXT[0]) { self.ext(&o) } else { Some(Ext::default()) };
+        let mut seg = self.segment_body(&kind, &o);
         if self.errors.len() > before {
             return None;
+        }
+        if let (Some(seg), Some(ext)) = (seg.as_mut(), ext) {
+            if let Some(e) = seg.ext_mut() {
+                *e = ext;
+            }
         }
         seg
     }
 
+    /// The fidelity extension's fields of a segment or tool item.
+    fn ext(&mut self, o: &Obj) -> Option<Ext> {
+        let cache_control = self.opt(o, EXT[0], Want::Object).map(|v| v.cloned());
+        let provider = self.opt(o, EXT[1], Want::Object).map(|v| v.and_then(Value::as_object).cloned());
+        let join_previous = self.opt(o, EXT[2], Want::Bool).map(|v| v.and_then(Value::as_bool).unwrap_or(false));
+        Some(Ext { cache_control: cache_control?, provider: provider?, join_previous: join_previous? })
+    }
+
+    /// The fidelity extension's fields of a message.
+    fn message_ext(&mut self, o: &Obj) -> Option<MessageExt> {
+        let name = self.opt_string(o, "name");
+        let provider_role = self.opt_string(o, "providerRole");
+        let flag = |d: &mut Self, key: &str| d.opt(o, key, Want::Bool).map(|v| v.and_then(Value::as_bool).unwrap_or(false));
+        let content_parts = flag(self, "contentParts");
+        let continues = flag(self, "continues");
+        let provider = self.opt(o, "provider", Want::Object).map(|v| v.and_then(Value::as_object).cloned());
+        Some(MessageExt {
+            name: name?,
+            provider_role: provider_role?,
+            content_parts: content_parts?,
+            continues: continues?,
+            provider: provider?,
+        })
+    }
+
+    /// A request format's code (`openai`, `responses`, `anthropic`).
+    fn format(&mut self, o: &Obj, key: &str) -> Option<Option<RequestFormat>> {
+        let code = self.opt_string(o, key)?;
+        let Some(code) = code else { return Some(None) };
+        match RequestFormat::parse(&code) {
+            Some(f) => Some(Some(f)),
+            None => {
+                self.err(
+                    Rule::WrongType,
+                    join(&o.path, key),
+                    format!("unknown format `{code}`; expected one of: openai, responses, anthropic"),
+                );
+                None
+            }
+        }
+    }
+
     fn segment_body(&mut self, kind: &str, o: &Obj) -> Option<Segment> {
         Some(match kind {
-            "text" => Segment::Text(Text { content: self.string(o, "content")? }),
+            "text" => Segment::Text(Text { content: self.string(o, "content")?, ext: Ext::default() }),
             "static_var" => {
                 let (name, value, description) =
                     (self.string(o, "name"), self.string(o, "value"), self.opt_string(o, "description"));
@@ -564,7 +650,7 @@ impl Decoder {
             }
             "system_prompt" => {
                 let (content, collapsed) = (self.string(o, "content"), self.boolean(o, "collapsed"));
-                Segment::SystemPrompt(SystemPrompt { content: content?, collapsed: collapsed? })
+                Segment::SystemPrompt(SystemPrompt { content: content?, collapsed: collapsed?, ext: Ext::default() })
             }
             "memory" => {
                 let items = self.items(o, "a memory item", |d, item| {
@@ -588,11 +674,22 @@ impl Decoder {
             }
             "tool_overview" => {
                 let items = self.items(o, "a tool item", |d, item| {
-                    d.unknown_fields(item, &["name", "description", "parameters", "schema"], "a tool item");
+                    d.unknown_fields(
+                        item,
+                        &["name", "description", "parameters", "schema", EXT[0], EXT[1], EXT[2]],
+                        "a tool item",
+                    );
                     let (name, description) = (d.string(item, "name"), d.string(item, "description"));
                     let parameters = d.opt_string(item, "parameters");
                     let schema = d.opt(item, "schema", Want::Object).map(|v| v.cloned());
-                    Some(ToolItem { name: name?, description: description?, parameters: parameters?, schema: schema? })
+                    let ext = d.ext(item);
+                    Some(ToolItem {
+                        name: name?,
+                        description: description?,
+                        parameters: parameters?,
+                        schema: schema?,
+                        ext: ext?,
+                    })
                 });
                 let collapsed = self.boolean(o, "collapsed");
                 Segment::ToolOverview(ToolOverview { items: items?, collapsed: collapsed? })
@@ -606,18 +703,22 @@ impl Decoder {
                     arguments: arguments?,
                     collapsed: collapsed?,
                     call_id: call_id?,
+                    ext: Ext::default(),
                 })
             }
             "tool_call_result" => {
                 let (tool_name, result) = (self.string(o, "toolName"), self.string(o, "result"));
                 let (success, collapsed) = (self.boolean(o, "success"), self.boolean(o, "collapsed"));
                 let call_id = self.opt_string(o, "callId");
+                let content = self.opt(o, "content", Want::Array).map(|v| v.and_then(Value::as_array).cloned());
                 Segment::ToolCallResult(ToolCallResult {
                     tool_name: tool_name?,
                     result: result?,
                     success: success?,
                     collapsed: collapsed?,
                     call_id: call_id?,
+                    content: content?,
+                    ext: Ext::default(),
                 })
             }
             "document" => {
@@ -635,19 +736,30 @@ impl Decoder {
                     Some(n)
                 });
                 let parsed_content = self.opt_string(o, "parsedContent");
+                let (data, url, file_id) =
+                    (self.opt_string(o, "data"), self.opt_string(o, "url"), self.opt_string(o, "fileId"));
                 Segment::Document(Document {
                     file_name: file_name?,
                     mime_type: mime_type?,
                     snippet: snippet?,
                     size_bytes: size_bytes?,
                     parsed_content: parsed_content?,
+                    data: data?,
+                    url: url?,
+                    file_id: file_id?,
+                    ext: Ext::default(),
                 })
             }
             "long_text" => {
                 let content = self.string(o, "content");
                 let char_count = self.req(o, "charCount", Want::Int).and_then(Value::as_i64);
                 let collapsed = self.boolean(o, "collapsed");
-                Segment::LongText(LongText { content: content?, char_count: char_count?, collapsed: collapsed? })
+                Segment::LongText(LongText {
+                    content: content?,
+                    char_count: char_count?,
+                    collapsed: collapsed?,
+                    ext: Ext::default(),
+                })
             }
             "media" => {
                 let media_type = self.string(o, "mediaType").and_then(|t| {
@@ -662,7 +774,45 @@ impl Decoder {
                     m
                 });
                 let (url, alt_text) = (self.string(o, "url"), self.opt_string(o, "altText"));
-                Segment::Media(Media { media_type: media_type?, url: url?, alt_text: alt_text? })
+                Segment::Media(Media { media_type: media_type?, url: url?, alt_text: alt_text?, ext: Ext::default() })
+            }
+            "reasoning" => {
+                let content = self.string(o, "content");
+                let summary = self.opt(o, "summary", Want::Array).and_then(|v| match v {
+                    None => Some(None),
+                    Some(list) => {
+                        let mut out = Vec::new();
+                        for (k, item) in list.as_array()?.iter().enumerate() {
+                            out.push(
+                                self.typed(item, &format!("{}.summary[{k}]", o.path), Want::Str)?
+                                    .as_str()?
+                                    .to_string(),
+                            );
+                        }
+                        Some(Some(out))
+                    }
+                });
+                let (signature, encrypted) = (self.opt_string(o, "signature"), self.opt_string(o, "encrypted"));
+                let collapsed = self.boolean(o, "collapsed");
+                Segment::Reasoning(Reasoning {
+                    content: content?,
+                    summary: summary?,
+                    signature: signature?,
+                    encrypted: encrypted?,
+                    collapsed: collapsed?,
+                    ext: Ext::default(),
+                })
+            }
+            "provider_block" => {
+                let format = self.req(o, "format", Want::Str).map(|_| ()).and_then(|_| self.format(o, "format"));
+                let block = self.req(o, "block", Want::Object).and_then(Value::as_object).cloned();
+                let collapsed = self.boolean(o, "collapsed");
+                Segment::ProviderBlock(ProviderBlock {
+                    format: format??,
+                    block: block?,
+                    collapsed: collapsed?,
+                    ext: Ext::default(),
+                })
             }
             _ => return None,
         })
@@ -683,6 +833,9 @@ impl Decoder {
         ok.then_some(out)
     }
 }
+
+/// The fidelity extension's segment fields (docs/EXTENSIONS.md).
+const EXT: [&str; 3] = ["cacheControl", "provider", "joinPrevious"];
 
 /// The largest integer every JSON reader holds exactly (JavaScript's
 /// `Number.MAX_SAFE_INTEGER`, 2^53 - 1): the bound of `sizeBytes`.

@@ -219,6 +219,8 @@ pub fn each_field(segment: &Segment, vars: &Vars, mut f: impl FnMut(Option<usize
         Segment::Text(s) => f(None, Field::Content, &sub(&s.content)),
         Segment::SystemPrompt(s) => f(None, Field::Content, &sub(&s.content)),
         Segment::LongText(s) => f(None, Field::Content, &sub(&s.content)),
+        Segment::Reasoning(s) => f(None, Field::Content, &s.content),
+        Segment::ProviderBlock(b) => f(None, Field::ToolName, b.tool_name().unwrap_or(b.block_type())),
         Segment::StaticVar(v) => {
             f(None, Field::VarName, &v.name);
             f(None, Field::VarValue, &v.value);

@@ -86,7 +86,11 @@ pub fn for_each_text_field(segment: &Segment, mut f: impl FnMut(&str, &str)) {
                 f("altText", alt);
             }
         }
-        Segment::StaticVar(_) | Segment::ToolCallRequest(_) | Segment::ToolCallResult(_) => {}
+        Segment::StaticVar(_)
+        | Segment::ToolCallRequest(_)
+        | Segment::ToolCallResult(_)
+        | Segment::Reasoning(_)
+        | Segment::ProviderBlock(_) => {}
     }
 }
 

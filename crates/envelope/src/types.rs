@@ -21,7 +21,70 @@ pub struct Envelope {
     /// kept. Not model input; passed through on export.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub params: Option<Map<String, Value>>,
+    /// Extension (fidelity, docs/EXTENSIONS.md): the request format this
+    /// envelope was imported from (`openai`, `responses`, `anthropic`). An
+    /// export to that format rebuilds the request as it was sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<RequestFormat>,
     pub messages: Vec<Message>,
+}
+
+/// The request formats an envelope can come from (extension: fidelity).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RequestFormat {
+    Openai,
+    Responses,
+    Anthropic,
+}
+
+impl RequestFormat {
+    pub const ALL: [RequestFormat; 3] = [RequestFormat::Openai, RequestFormat::Responses, RequestFormat::Anthropic];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestFormat::Openai => "openai",
+            RequestFormat::Responses => "responses",
+            RequestFormat::Anthropic => "anthropic",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RequestFormat> {
+        RequestFormat::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+
+    /// "OpenAI Chat", "OpenAI Responses", "Anthropic Messages".
+    pub fn label(self) -> &'static str {
+        match self {
+            RequestFormat::Openai => "OpenAI Chat",
+            RequestFormat::Responses => "OpenAI Responses",
+            RequestFormat::Anthropic => "Anthropic Messages",
+        }
+    }
+}
+
+/// Extension (fidelity): what a provider's block or part carried besides
+/// what its segment types: a cache breakpoint, the provider's own fields
+/// (kept verbatim, re-emitted for the envelope's `source` only), and whether
+/// its text shared one provider text part with the segment before it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ext {
+    /// Anthropic's `cache_control`, verbatim: a cache breakpoint after this block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<Value>,
+    /// The block's fields that have no place in the envelope, verbatim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<Map<String, Value>>,
+    /// Sent in one text part with the segment before, joined by `"\n\n"`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub join_previous: bool,
+}
+
+impl Ext {
+    pub fn is_empty(&self) -> bool {
+        self.cache_control.is_none() && self.provider.is_none() && !self.join_previous
+    }
 }
 
 /// Who speaks a message.
@@ -63,6 +126,39 @@ pub struct Message {
     /// Extension (§5): how eagerly the truncation preview drops this message.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncation_priority: Option<u64>,
+    /// Extension (fidelity): the provider's extras of this message.
+    #[serde(flatten)]
+    pub ext: MessageExt,
+}
+
+/// Extension (fidelity): what a provider's message carried besides its
+/// role and content.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageExt {
+    /// The message's `name` (OpenAI Chat: few-shot `example_user`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The role as the provider spelled it when it differs from `role`
+    /// (`developer` for a system message).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_role: Option<String>,
+    /// The content was an array of parts (not one string).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub content_parts: bool,
+    /// This message and the one before were one provider message (a turn
+    /// that held tool results and text, say).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub continues: bool,
+    /// The message's other fields (an item `id`, `status`, …), verbatim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<Map<String, Value>>,
+}
+
+impl MessageExt {
+    pub fn is_empty(&self) -> bool {
+        *self == MessageExt::default()
+    }
 }
 
 impl Message {
@@ -88,10 +184,14 @@ pub enum Segment {
     Document(Document),
     LongText(LongText),
     Media(Media),
+    /// Extension (fidelity).
+    Reasoning(Reasoning),
+    /// Extension (fidelity).
+    ProviderBlock(ProviderBlock),
 }
 
-/// Every `kind` tag, in the spec's order.
-pub const KINDS: [&str; 11] = [
+/// Every `kind` tag, in the spec's order, then the extensions' kinds.
+pub const KINDS: [&str; 13] = [
     "text",
     "static_var",
     "system_prompt",
@@ -103,6 +203,8 @@ pub const KINDS: [&str; 11] = [
     "document",
     "long_text",
     "media",
+    "reasoning",
+    "provider_block",
 ];
 
 impl Segment {
@@ -120,7 +222,46 @@ impl Segment {
             Segment::Document(_) => "document",
             Segment::LongText(_) => "long_text",
             Segment::Media(_) => "media",
+            Segment::Reasoning(_) => "reasoning",
+            Segment::ProviderBlock(_) => "provider_block",
         }
+    }
+
+    /// The fidelity extension's fields of this segment, for kinds that have them.
+    pub fn ext(&self) -> Option<&Ext> {
+        match self {
+            Segment::Text(s) => Some(&s.ext),
+            Segment::SystemPrompt(s) => Some(&s.ext),
+            Segment::LongText(s) => Some(&s.ext),
+            Segment::Document(s) => Some(&s.ext),
+            Segment::Media(s) => Some(&s.ext),
+            Segment::ToolCallRequest(s) => Some(&s.ext),
+            Segment::ToolCallResult(s) => Some(&s.ext),
+            Segment::Reasoning(s) => Some(&s.ext),
+            Segment::ProviderBlock(s) => Some(&s.ext),
+            _ => None,
+        }
+    }
+
+    /// The same, to change.
+    pub fn ext_mut(&mut self) -> Option<&mut Ext> {
+        match self {
+            Segment::Text(s) => Some(&mut s.ext),
+            Segment::SystemPrompt(s) => Some(&mut s.ext),
+            Segment::LongText(s) => Some(&mut s.ext),
+            Segment::Document(s) => Some(&mut s.ext),
+            Segment::Media(s) => Some(&mut s.ext),
+            Segment::ToolCallRequest(s) => Some(&mut s.ext),
+            Segment::ToolCallResult(s) => Some(&mut s.ext),
+            Segment::Reasoning(s) => Some(&mut s.ext),
+            Segment::ProviderBlock(s) => Some(&mut s.ext),
+            _ => None,
+        }
+    }
+
+    /// The segment's cache breakpoint, if it has one.
+    pub fn cache_control(&self) -> Option<&Value> {
+        self.ext().and_then(|e| e.cache_control.as_ref())
     }
 
     /// The document's default collapse state, for kinds that have one.
@@ -133,6 +274,8 @@ impl Segment {
             Segment::ToolCallRequest(s) => Some(s.collapsed),
             Segment::ToolCallResult(s) => Some(s.collapsed),
             Segment::LongText(s) => Some(s.collapsed),
+            Segment::Reasoning(s) => Some(s.collapsed),
+            Segment::ProviderBlock(s) => Some(s.collapsed),
             _ => None,
         }
     }
@@ -141,6 +284,8 @@ impl Segment {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Text {
     pub content: String,
+    #[serde(flatten)]
+    pub ext: Ext,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -155,6 +300,8 @@ pub struct StaticVar {
 pub struct SystemPrompt {
     pub content: String,
     pub collapsed: bool,
+    #[serde(flatten)]
+    pub ext: Ext,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -212,6 +359,8 @@ pub struct ToolItem {
     /// JSON Schema of the arguments, key order kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub schema: Option<Value>,
+    #[serde(flatten)]
+    pub ext: Ext,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -223,6 +372,8 @@ pub struct ToolCallRequest {
     pub collapsed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
+    #[serde(flatten)]
+    pub ext: Ext,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -234,6 +385,12 @@ pub struct ToolCallResult {
     pub collapsed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
+    /// Extension (fidelity): the result as the provider's content blocks
+    /// (text, images, documents), verbatim; `result` is their text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<Vec<Value>>,
+    #[serde(flatten)]
+    pub ext: Ext,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -245,6 +402,17 @@ pub struct Document {
     pub size_bytes: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parsed_content: Option<String>,
+    /// Extension (fidelity): the file's bytes, base64 (standard alphabet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    /// Extension (fidelity): where the provider fetches the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Extension (fidelity): the provider's id of an uploaded file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_id: Option<String>,
+    #[serde(flatten)]
+    pub ext: Ext,
 }
 
 impl Document {
@@ -264,6 +432,8 @@ pub struct LongText {
     pub content: String,
     pub char_count: i64,
     pub collapsed: bool,
+    #[serde(flatten)]
+    pub ext: Ext,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -295,4 +465,55 @@ pub struct Media {
     pub url: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alt_text: Option<String>,
+    #[serde(flatten)]
+    pub ext: Ext,
+}
+
+/// Extension (fidelity): the model's reasoning sent back with a
+/// conversation (Anthropic `thinking` / `redacted_thinking`, OpenAI Responses
+/// `reasoning` items). Read-only: a signature or encrypted content is only
+/// valid unchanged.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reasoning {
+    /// The reasoning text (Anthropic `thinking`; Responses `reasoning_text`
+    /// parts joined by `"\n\n"`), empty when the provider sent none.
+    pub content: String,
+    /// Responses: the `summary_text` parts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Vec<String>>,
+    /// Anthropic: the signature that lets the API check the thinking.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// Anthropic `redacted_thinking.data` / Responses `encrypted_content`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encrypted: Option<String>,
+    pub collapsed: bool,
+    #[serde(flatten)]
+    pub ext: Ext,
+}
+
+/// Extension (fidelity): a provider's block or item with no segment of its
+/// own (a server tool's call or result, an MCP call, an item reference, …),
+/// verbatim. Sent only to its own format; other exports list it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderBlock {
+    pub format: RequestFormat,
+    pub block: Map<String, Value>,
+    pub collapsed: bool,
+    #[serde(flatten)]
+    pub ext: Ext,
+}
+
+impl ProviderBlock {
+    /// The block's `type` (`server_tool_use`, `web_search_call`, …).
+    pub fn block_type(&self) -> &str {
+        self.block.get("type").and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// The tool it calls or answers, where it names one.
+    pub fn tool_name(&self) -> Option<&str> {
+        ["name", "server_label", "tool_name"].iter().find_map(|k| self.block.get(*k).and_then(Value::as_str))
+    }
 }

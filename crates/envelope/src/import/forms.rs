@@ -71,13 +71,13 @@ pub fn segments(text: &str, role: Role) -> Vec<Segment> {
 /// The segment for plain text.
 pub fn plain(content: String, role: Role) -> Segment {
     if role == Role::System {
-        return Segment::SystemPrompt(SystemPrompt { content, collapsed: true });
+        return Segment::SystemPrompt(SystemPrompt { content, collapsed: true, ext: Default::default() });
     }
     let chars = content.chars().count();
     if chars > LONG_TEXT_CHARS {
-        Segment::LongText(LongText { content, char_count: chars as i64, collapsed: true })
+        Segment::LongText(LongText { content, char_count: chars as i64, collapsed: true, ext: Default::default() })
     } else {
-        Segment::Text(Text { content })
+        Segment::Text(Text { content, ext: Default::default() })
     }
 }
 
@@ -226,7 +226,7 @@ pub fn document_segment(file_name: &str, mime_type: &str, size_bytes: u64, conte
         mime_type: mime_type.to_string(),
         snippet: content[..cut].to_string(),
         size_bytes,
-        parsed_content: (cut < content.len()).then(|| content.to_string()),
+        parsed_content: (cut < content.len()).then(|| content.to_string()), data: None, url: None, file_id: None, ext: Default::default()
     }
 }
 
@@ -245,7 +245,7 @@ fn media(chunk: &str, role: Role) -> Option<(Segment, usize)> {
     }
     let alt_text = para[close + 1..].strip_prefix(' ').map(str::to_string);
     let used = chunk.len() - rest.len() + para.len();
-    Some((Segment::Media(Media { media_type, url: url.to_string(), alt_text }), used))
+    Some((Segment::Media(Media { media_type, url: url.to_string(), alt_text, ext: Default::default() }), used))
 }
 
 #[cfg(test)]

@@ -481,7 +481,7 @@ impl Builder {
             tool_name: name.to_string(),
             arguments,
             collapsed: false,
-            call_id: Some(id.to_string()),
+            call_id: Some(id.to_string()), ext: Default::default()
         })
     }
 
@@ -502,7 +502,7 @@ impl Builder {
             result,
             success,
             collapsed: true,
-            call_id: Some(id.to_string()),
+            call_id: Some(id.to_string()), content: None, ext: Default::default()
         }))
     }
 
@@ -517,7 +517,7 @@ impl Builder {
             );
             return None;
         }
-        Some(Segment::Media(Media { media_type: MediaType::Image, url: url.to_string(), alt_text: None }))
+        Some(Segment::Media(Media { media_type: MediaType::Image, url: url.to_string(), alt_text: None, ext: Default::default() }))
     }
 
     /// A declared tool. `path` is where its name is.
@@ -532,7 +532,7 @@ impl Builder {
             name: name.to_string(),
             description: description.to_string(),
             parameters: None,
-            schema,
+            schema, ext: Default::default()
         });
     }
 
@@ -631,11 +631,11 @@ impl Builder {
                 role,
                 segments,
                 timestamp: 0.into(),
-                truncation_priority: None,
+                truncation_priority: None, ext: Default::default()
             })
             .collect();
         let envelope =
-            Envelope { version: VERSION.to_string(), model, params: (!params.is_empty()).then_some(params), messages };
+            Envelope { version: VERSION.to_string(), model, params: (!params.is_empty()).then_some(params), messages, source: None };
         // Well formed by construction: only the semantic rules (§3) apply.
         let diags = crate::validate::check(&envelope, &parse::Locator::identity(&envelope), false);
         let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(Diagnostic::is_error);

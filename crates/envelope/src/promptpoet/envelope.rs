@@ -60,12 +60,13 @@ pub fn to_envelope(rendered: &Rendered) -> (Envelope, Vec<Diagnostic>) {
         messages.push(Message {
             id,
             role,
-            segments: vec![Segment::Text(Text { content: part.content.clone() })],
+            segments: vec![Segment::Text(Text { content: part.content.clone(), ext: Default::default() })],
             timestamp: Number::from(0),
             truncation_priority: Some(priority),
+            ext: Default::default(),
         });
     }
-    (Envelope { version: VERSION.to_string(), model: None, params: None, messages }, warnings)
+    (Envelope { version: VERSION.to_string(), model: None, params: None, messages, source: None }, warnings)
 }
 
 fn unique_id(part: &Part, index: usize, used: &mut HashSet<String>) -> String {
