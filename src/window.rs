@@ -447,6 +447,20 @@ impl SegmentSize {
                 MediaType::Audio => 120.0,
                 MediaType::Video => 300.0,
             }),
+            Segment::Reasoning(r) => {
+                let summary =
+                    r.summary.iter().flatten().fold(TextAmount::prose(""), |a, s| a.plus(TextAmount::prose(s)));
+                SegmentSize {
+                    closed: (HEAD, none),
+                    open: (HEAD + 20.0, TextAmount::prose(&r.content).plus(summary)),
+                    open_max: None,
+                }
+            }
+            Segment::ProviderBlock(b) => {
+                // Roughly one line per top-level field (nested values measure when shown).
+                let rows = 18.0 * (b.block.len() + 2) as f64;
+                SegmentSize { closed: (HEAD, none), open: (HEAD + 20.0 + rows, none), open_max: Some(HEAD + 420.0) }
+            }
         }
     }
 
@@ -628,6 +642,8 @@ mod tests {
             success: true,
             collapsed: true,
             call_id: None,
+            content: None,
+            ext: Default::default(),
         });
         let size = SegmentSize::of(&seg);
         assert!(size.height(true, 700.0) > size.height(false, 700.0));

@@ -149,7 +149,7 @@ pub enum EditView {
     /// The bar.
     Bar,
     /// A segment's fields (`None` for a kind with nothing to edit).
-    Segment(Segment, At),
+    Segment(Box<Segment>, At),
     /// A session variable's value, as a chip's field.
     Variable { name: String, value: String },
 }
@@ -217,7 +217,7 @@ pub fn edit_view_now(what: EditView) -> Option<AnyView> {
 /// A segment in Edit mode: its editable values as fields, or `None` for a
 /// kind with nothing to edit here (it is shown as usual).
 pub fn segment_editor(segment: &Segment, at: At) -> Option<AnyView> {
-    edit_view_now(EditView::Segment(segment.clone(), at))
+    edit_view_now(EditView::Segment(Box::new(segment.clone()), at))
 }
 
 /// A session variable's value as a field.

@@ -19,7 +19,7 @@ pub fn src_allowed(media_type: MediaType, url: &str) -> bool {
 #[component]
 pub fn MediaSegment(segment: Media) -> impl IntoView {
     let failed = RwSignal::new(false);
-    let Media { media_type, url, alt_text } = segment;
+    let Media { media_type, url, alt_text, .. } = segment;
     let alt = alt_text.clone().unwrap_or_default();
     let icon = match media_type {
         MediaType::Image => "image-off",

@@ -56,5 +56,8 @@ pub fn SegmentView(
         Segment::Document(s) => view! { <DocumentSegment segment=s/> }.into_any(),
         Segment::LongText(s) => view! { <LongTextSegment segment=s/> }.into_any(),
         Segment::Media(s) => view! { <MediaSegment segment=s/> }.into_any(),
+        // Not rendered yet (the fidelity extension's kinds): their kind only.
+        Segment::Reasoning(_) => view! { <div class="seg" data-kind="reasoning"></div> }.into_any(),
+        Segment::ProviderBlock(_) => view! { <div class="seg" data-kind="provider_block"></div> }.into_any(),
     }
 }
