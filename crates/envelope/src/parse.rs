@@ -610,7 +610,8 @@ impl Decoder {
     fn message_ext(&mut self, o: &Obj) -> Option<MessageExt> {
         let name = self.opt_string(o, "name");
         let provider_role = self.opt_string(o, "providerRole");
-        let flag = |d: &mut Self, key: &str| d.opt(o, key, Want::Bool).map(|v| v.and_then(Value::as_bool).unwrap_or(false));
+        let flag =
+            |d: &mut Self, key: &str| d.opt(o, key, Want::Bool).map(|v| v.and_then(Value::as_bool).unwrap_or(false));
         let content_parts = flag(self, "contentParts");
         let continues = flag(self, "continues");
         let provider = self.opt(o, "provider", Want::Object).map(|v| v.and_then(Value::as_object).cloned());
@@ -784,9 +785,7 @@ impl Decoder {
                         let mut out = Vec::new();
                         for (k, item) in list.as_array()?.iter().enumerate() {
                             out.push(
-                                self.typed(item, &format!("{}.summary[{k}]", o.path), Want::Str)?
-                                    .as_str()?
-                                    .to_string(),
+                                self.typed(item, &format!("{}.summary[{k}]", o.path), Want::Str)?.as_str()?.to_string(),
                             );
                         }
                         Some(Some(out))

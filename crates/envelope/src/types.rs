@@ -517,3 +517,12 @@ impl ProviderBlock {
         ["name", "server_label", "tool_name"].iter().find_map(|k| self.block.get(*k).and_then(Value::as_str))
     }
 }
+
+impl ToolItem {
+    /// A tool kept whole from a request (a provider's server tool: web
+    /// search, code execution, MCP, …): no schema, and its provider fields,
+    /// `type` among them, verbatim. The model does not call it by name.
+    pub fn is_server(&self) -> bool {
+        self.schema.is_none() && self.ext.provider.as_ref().is_some_and(|b| b.contains_key("type"))
+    }
+}

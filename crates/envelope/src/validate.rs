@@ -177,6 +177,11 @@ impl<'a> Validator<'a> {
             let Segment::ToolOverview(o) = s else { continue };
             for (k, t) in o.items.iter().enumerate() {
                 let path = format!("{}.items[{k}]", self.seg(at));
+                // A provider's server tool is no function: its name is not
+                // called, and two (say `mcp` tools) may share it.
+                if t.is_server() {
+                    continue;
+                }
                 if let Some(first) = first_at.get(t.name.as_str()) {
                     let msg = format!("a tool named `{}` is already declared (at {first})", t.name);
                     self.add(Rule::DuplicateTool, format!("{path}.name"), msg);

@@ -20,6 +20,8 @@ pub mod anthropic;
 pub mod curl;
 #[cfg(feature = "providers")]
 pub mod openai_responses;
+#[cfg(feature = "providers")]
+pub mod replay;
 mod target;
 
 pub use crate::diag::Notice;
@@ -379,6 +381,106 @@ pub(crate) fn note_failed_results(envelope: &Envelope, c: &Contributions, provid
                     notices.push(Notice::new(
                         format!("messages[{mi}].segments[{sj}].success"),
                         format!("{provider} has no error flag for a tool result; `success: false` is not sent"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// A notice for everything the envelope keeps that the request of
+/// `provider` (not the envelope's own format) cannot say: reasoning,
+/// blocks kept verbatim, cache breakpoints, message names, the developer
+/// role, a provider's fields of messages, blocks and tools, server tools,
+/// files by id or URL, tool results' content blocks.
+#[cfg(feature = "providers")]
+pub(crate) fn fidelity_notices(envelope: &Envelope, provider: params::Provider, notices: &mut Vec<Notice>) {
+    let target = match provider {
+        params::Provider::OpenaiChat => "OpenAI Chat",
+        params::Provider::OpenaiResponses => "OpenAI Responses",
+        params::Provider::Anthropic => "Anthropic Messages",
+    };
+    let from = envelope.source.map_or("the envelope", RequestFormat::label);
+    for (mi, m) in envelope.messages.iter().enumerate() {
+        let mp = format!("messages[{mi}]");
+        if let Some(n) = &m.ext.name {
+            notices.push(Notice::new(
+                format!("{mp}.name"),
+                format!("the message name `{n}` cannot be sent in {target}; left out"),
+            ));
+        }
+        if let Some(r) = &m.ext.provider_role {
+            if !(r == "developer" && provider != params::Provider::Anthropic) {
+                notices.push(Notice::new(
+                    format!("{mp}.providerRole"),
+                    format!("the role `{r}` is sent as `{}`", m.role.as_str()),
+                ));
+            } else {
+                notices.push(Notice::new(
+                    format!("{mp}.providerRole"),
+                    format!("the `developer` role is sent as `system` in {target}"),
+                ));
+            }
+        }
+        if let Some(p) = &m.ext.provider {
+            let keys: Vec<&str> = p.keys().map(String::as_str).collect();
+            notices.push(Notice::new(
+                format!("{mp}.provider"),
+                format!("{from} fields of this message ({}) cannot be sent in {target}; left out", keys.join(", ")),
+            ));
+        }
+        for (sj, s) in m.segments.iter().enumerate() {
+            let sp = format!("{mp}.segments[{sj}]");
+            match s {
+                Segment::Reasoning(_) => notices.push(Notice::new(
+                    sp.clone(),
+                    format!("reasoning cannot be sent back in {target} (it is valid only for the provider that made it); left out"),
+                )),
+                Segment::ProviderBlock(b) => notices.push(Notice::new(
+                    sp.clone(),
+                    format!("a {} `{}` block cannot be sent in {target}; left out", b.format.label(), b.block_type()),
+                )),
+                Segment::Document(d) if d.url.is_some() || d.file_id.is_some() => notices.push(Notice::new(
+                    sp.clone(),
+                    format!("the document `{}` is a file by URL or id, whose content is not in the request; {target} receives its header only", d.file_name),
+                )),
+                Segment::ToolCallResult(r) if r.content.is_some() => notices.push(Notice::new(
+                    format!("{sp}.content"),
+                    format!("the result's content blocks are sent as their text in {target}"),
+                )),
+                Segment::ToolOverview(o) => {
+                    for (k, t) in o.items.iter().enumerate() {
+                        let ip = format!("{sp}.items[{k}]");
+                        if t.is_server() {
+                            notices.push(Notice::new(ip, format!("the server tool `{}` cannot be declared in {target}; left out", t.name)));
+                            continue;
+                        }
+                        if t.ext.cache_control.is_some() && provider != params::Provider::Anthropic {
+                            notices.push(Notice::new(format!("{ip}.cacheControl"), format!("a cache breakpoint cannot be sent in {target}; left out")));
+                        }
+                        if let Some(p) = &t.ext.provider {
+                            let keys: Vec<&str> = p.keys().map(String::as_str).collect();
+                            notices.push(Notice::new(format!("{ip}.provider"), format!("{from} tool fields ({}) cannot be sent in {target}; left out", keys.join(", "))));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if let Some(e) = s.ext() {
+                if e.cache_control.is_some() {
+                    notices.push(Notice::new(
+                        format!("{sp}.cacheControl"),
+                        format!("a cache breakpoint cannot be sent in {target} from here; left out"),
+                    ));
+                }
+                if let Some(p) = &e.provider {
+                    let keys: Vec<&str> = p.keys().map(String::as_str).collect();
+                    notices.push(Notice::new(
+                        format!("{sp}.provider"),
+                        format!(
+                            "{from} fields of this block ({}) cannot be sent in {target}; left out",
+                            keys.join(", ")
+                        ),
                     ));
                 }
             }

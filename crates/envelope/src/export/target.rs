@@ -7,9 +7,9 @@
 
 use super::params::Provider;
 #[cfg(feature = "providers")]
-use super::{anthropic, contributions, curl, openai_chat, openai_responses, to_pretty, Contributions, Notice};
+use super::{anthropic, contributions, curl, openai_chat, openai_responses, replay, to_pretty, Contributions, Notice};
 #[cfg(feature = "providers")]
-use crate::types::Envelope;
+use crate::types::{Envelope, RequestFormat};
 
 /// One export format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -104,10 +104,28 @@ pub fn render(envelope: &Envelope, target: Target) -> Exported {
 #[cfg(feature = "providers")]
 pub fn render_with(envelope: &Envelope, c: &Contributions, target: Target) -> Exported {
     let mut notices = Vec::new();
-    let body = match target.provider() {
-        Provider::OpenaiChat => openai_chat::request(envelope, c, None, true, &mut notices),
-        Provider::OpenaiResponses => openai_responses::request(envelope, c, &mut notices),
-        Provider::Anthropic => anthropic::request(envelope, c, &mut notices),
+    let replayed = match (envelope.source, target.provider()) {
+        (Some(RequestFormat::Openai), Provider::OpenaiChat) => {
+            Some(replay::openai_chat::request(envelope, &mut notices))
+        }
+        (Some(RequestFormat::Responses), Provider::OpenaiResponses) => {
+            Some(replay::openai_responses::request(envelope, &mut notices))
+        }
+        (Some(RequestFormat::Anthropic), Provider::Anthropic) => {
+            Some(replay::anthropic::request(envelope, &mut notices))
+        }
+        _ => None,
+    };
+    if replayed.is_none() {
+        super::fidelity_notices(envelope, target.provider(), &mut notices);
+    }
+    let body = match replayed {
+        Some(body) => body,
+        None => match target.provider() {
+            Provider::OpenaiChat => openai_chat::request(envelope, c, None, true, &mut notices),
+            Provider::OpenaiResponses => openai_responses::request(envelope, c, &mut notices),
+            Provider::Anthropic => anthropic::request(envelope, c, &mut notices),
+        },
     };
     let text = match target {
         Target::CurlOpenai => curl::openai(&body),

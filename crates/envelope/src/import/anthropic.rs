@@ -1,33 +1,42 @@
-//! Anthropic Messages request → envelope.
+//! Anthropic Messages request → envelope, losslessly (docs/EXTENSIONS.md):
+//! `export::replay::anthropic` gives the same request back.
 //!
-//! - `system` (a string, or text blocks) → a first `system` message, text
-//!   through the forms.
-//! - `user` messages: `text` blocks through the forms (an `[image: …]` text
-//!   stays text); `image` blocks (`url` source, or `base64` as a `data:` URL)
-//!   → `media` images; `document` blocks (`base64`, `text` or `content`
-//!   sources) → `document` with its MIME type and size; `tool_result` blocks
-//!   → `tool_call_result`s (paired by `tool_use_id`; `is_error: true` →
-//!   `success: false`; block content flattened: its text blocks joined by
-//!   `"\n\n"`), in a `tool` message of their own, in order.
-//! - `assistant` messages: `text` blocks and `tool_use` blocks
-//!   (`tool_call_request`, `callId` = `id`, `input` kept as the arguments).
-//! - `tools` (`input_schema`) → one `tool_overview`, schemas kept exactly;
-//!   server tools (with another `type`) are notices.
-//! - Every `cache_control` is a notice saying where the breakpoint was.
-//!   Every other top-level field → `params`.
+//! - `system` (a string, or blocks) → a first `system` message; a string
+//!   through the text forms, blocks each as their own segments
+//!   (`contentParts`).
+//! - A message's `content` string → its text through the forms; an array of
+//!   blocks (`contentParts`): `text` blocks → text segments (a block with a
+//!   `cache_control` or other fields is one segment carrying them);
+//!   `image` blocks with a `url` or `base64` source → `media` images;
+//!   `document` blocks → `document` (base64 data, URL, file id or text kept;
+//!   `title`, `context`, `citations` verbatim); `tool_result` blocks →
+//!   `tool_call_result`s in a `tool` message (paired by `tool_use_id`;
+//!   `is_error: true` → `success: false`; block content kept as `content`,
+//!   its text joined as `result`); `tool_use` → `tool_call_request`;
+//!   `thinking` / `redacted_thinking` → `reasoning` (signature, data kept);
+//!   any other block (server tools and their results, MCP, search results,
+//!   …) → a `provider_block`, verbatim. A turn split into envelope messages
+//!   of different roles (tool results, then text) marks the later ones
+//!   `continues`.
+//! - `tools`: custom tools → `tool_overview` items (schemas kept; `strict`,
+//!   `defer_loading`, … verbatim); server tools kept whole.
+//! - Every `cache_control` → the segment's (or tool's) `cacheControl`.
+//!   Every other top-level field → `params`, verbatim.
 
 use serde_json::{Map, Value};
 
-use super::{a_role, join, Builder, Want};
+use super::{join, Builder, Want};
 use crate::diag::Rule;
 use crate::parse::type_name;
-use crate::types::{Role, Segment};
+use crate::types::{Ext, MessageExt, Reasoning, RequestFormat, Role, Segment};
+
+const ME: RequestFormat = RequestFormat::Anthropic;
 
 pub(crate) fn read(body: &Map<String, Value>, b: &mut Builder) {
     match body.get("system") {
-        None | Some(Value::Null) => {}
+        None => {}
         Some(Value::String(s)) => {
-            let segs = b.text(s, Role::System);
+            let segs = b.string_content(s, Role::System);
             b.push("system", Role::System, segs);
         }
         Some(Value::Array(blocks)) => {
@@ -38,15 +47,14 @@ pub(crate) fn read(body: &Map<String, Value>, b: &mut Builder) {
                 match b.req_str(o, &p, "type") {
                     Some("text") => {
                         if let Some(t) = b.req_str(o, &p, "text") {
-                            segs.extend(b.text(t, Role::System));
+                            segs.extend(b.block_text(t, Role::System, Builder::ext_of(o, &["type", "text"])));
                         }
-                        b.extras(o, &p, &["type", "text"]);
                     }
-                    Some(other) => b.not_represented(&p, &format!("the `{other}` block")),
+                    Some(_) => segs.push(Builder::provider_block(ME, o)),
                     None => {}
                 }
             }
-            b.push("system", Role::System, segs);
+            b.push_ext("system", Role::System, segs, MessageExt { content_parts: true, ..MessageExt::default() });
         }
         Some(other) => b.error(
             Rule::WrongType,
@@ -81,7 +89,7 @@ fn message(b: &mut Builder, v: &Value, path: &str) {
         }
         None => return,
     };
-    b.extras(m, path, &["role", "content"]);
+    let provider = Builder::rest(m, &["role", "content"]);
     let cp = join(path, "content");
     let blocks = match m.get("content") {
         None => {
@@ -89,8 +97,8 @@ fn message(b: &mut Builder, v: &Value, path: &str) {
             return;
         }
         Some(Value::String(s)) => {
-            let segs = b.text(s, role);
-            b.push(path, role, segs);
+            let segs = b.string_content(s, role);
+            b.push_ext(path, role, segs, MessageExt { provider, ..MessageExt::default() });
             return;
         }
         Some(Value::Array(blocks)) => blocks,
@@ -103,113 +111,157 @@ fn message(b: &mut Builder, v: &Value, path: &str) {
             return;
         }
     };
-    // Runs of tool results and of other blocks, in order.
-    let mut run: Vec<Segment> = Vec::new();
-    let mut run_role = role;
-    let mut pushed = false;
+    // Runs of tool results and of other blocks, in order: each run one
+    // envelope message, the later ones `continues`.
+    let mut runs: Vec<(Role, Vec<Segment>)> = Vec::new();
     for (j, block) in blocks.iter().enumerate() {
         let bp = format!("{cp}[{j}]");
-        let Some((seg_role, segs)) = self::block(b, block, &bp, role) else { continue };
-        if seg_role != run_role && !run.is_empty() {
-            flush(b, path, run_role, std::mem::take(&mut run));
-            pushed = true;
+        let Some((seg_role, seg)) = self::block(b, block, &bp, role) else { continue };
+        match runs.last_mut() {
+            Some((r, segs)) if *r == seg_role => segs.push(seg),
+            _ => runs.push((seg_role, vec![seg])),
         }
-        run_role = seg_role;
-        run.extend(segs);
     }
-    if !run.is_empty() || !pushed {
-        flush(b, path, run_role, run);
+    if runs.is_empty() {
+        runs.push((role, vec![]));
+    }
+    for (k, (r, segs)) in runs.into_iter().enumerate() {
+        let ext = MessageExt {
+            content_parts: true,
+            continues: k > 0,
+            provider: if k == 0 { provider.clone() } else { None },
+            ..MessageExt::default()
+        };
+        b.push_ext(path, r, segs, ext);
     }
 }
 
-fn flush(b: &mut Builder, path: &str, role: Role, segs: Vec<Segment>) {
-    if role == Role::Tool {
-        b.append(Role::Tool, segs);
-    } else {
-        b.push(path, role, segs);
-    }
-}
-
-/// One content block: the role of the envelope message it belongs in, and its segments.
-fn block(b: &mut Builder, v: &Value, path: &str, role: Role) -> Option<(Role, Vec<Segment>)> {
+/// One content block: the role of the envelope message it belongs in, and its segment.
+fn block(b: &mut Builder, v: &Value, path: &str, role: Role) -> Option<(Role, Segment)> {
     let o = b.object(v, path, "a content block")?;
     let ty = b.req_str(o, path, "type")?;
-    let segs = match (ty, role) {
+    let seg = match (ty, role) {
         ("text", _) => {
-            let segs = b.req_str(o, path, "text").map(|t| b.text(t, role)).unwrap_or_default();
-            b.extras(o, path, &["type", "text"]);
-            segs
-        }
-        ("image", Role::User) => {
-            let sp = join(path, "source");
-            let source = b.req(o, path, "source", Want::Object).and_then(Value::as_object);
-            b.extras(o, path, &["type", "source"]);
-            let source = source?;
-            let segs = match b.req_str(source, &sp, "type")? {
-                "url" => b.req_str(source, &sp, "url").and_then(|u| b.image(&join(&sp, "url"), u)),
-                "base64" => {
-                    let mime = b.req_str(source, &sp, "media_type");
-                    let data = b.req_str(source, &sp, "data");
-                    let url = format!("data:{};base64,{}", mime?, data?);
-                    b.image(&join(&sp, "media_type"), &url)
+            let t = b.req_str(o, path, "text")?;
+            let mut segs = b.block_text(t, role, Builder::ext_of(o, &["type", "text"]));
+            if segs.len() == 1 {
+                segs.pop()?
+            } else {
+                // Several forms in one block: one plain segment keeps it one block.
+                let mut seg = super::forms::plain(t.to_string(), role);
+                if let Some(e) = seg.ext_mut() {
+                    *e = Builder::ext_of(o, &["type", "text"]);
                 }
-                other => {
-                    b.not_represented(
-                        &sp,
-                        &format!("an image from a `{other}` source (its content is not in the request)"),
-                    );
-                    return Some((role, vec![]));
-                }
-            };
-            b.extras(source, &sp, &["type", "url", "media_type", "data"]);
-            segs.into_iter().collect()
+                seg
+            }
         }
-        ("document", Role::User) => document(b, o, path).into_iter().collect(),
+        ("image", Role::User) => image(b, o, path)?,
+        ("document", Role::User) => document(b, o, path)?,
         ("tool_result", Role::User) => {
             let id = b.req_str(o, path, "tool_use_id");
-            let is_error = b.opt(o, path, "is_error", Want::Bool).and_then(Value::as_bool).unwrap_or(false);
-            let content = result_content(b, o.get("content"), &join(path, "content"));
-            b.extras(o, path, &["type", "tool_use_id", "content", "is_error"]);
-            let seg = b.result(&join(path, "tool_use_id"), id?, content, !is_error)?;
-            return Some((Role::Tool, vec![seg]));
+            let is_error = b.opt(o, path, "is_error", Want::Bool).and_then(Value::as_bool);
+            let (result, content) = result_content(b, o.get("content"), &join(path, "content"));
+            let mut known = vec!["type", "tool_use_id"];
+            if is_error == Some(true) {
+                known.push("is_error");
+            }
+            // A `content` the result rebuilds (a string, or blocks) is not kept twice.
+            if matches!(o.get("content"), Some(Value::String(s)) if !s.is_empty()) || content.is_some() {
+                known.push("content");
+            }
+            let ext = Builder::ext_of(o, &known);
+            let mut seg = b.result(&join(path, "tool_use_id"), id?, result, is_error != Some(true))?;
+            if let Segment::ToolCallResult(r) = &mut seg {
+                r.content = content;
+                r.ext = ext;
+            }
+            return Some((Role::Tool, seg));
         }
         ("tool_use", Role::Assistant) => {
             let id = b.req_str(o, path, "id");
             let name = b.req_str(o, path, "name");
             let input = b.req(o, path, "input", Want::Object).and_then(Value::as_object).cloned();
-            b.extras(o, path, &["type", "id", "name", "input"]);
-            vec![b.call(&join(path, "id"), id?, name?, input?)]
+            let mut seg = b.call(&join(path, "id"), id?, name?, input?);
+            if let Some(e) = seg.ext_mut() {
+                *e = Builder::ext_of(o, &["type", "id", "name", "input"]);
+            }
+            seg
         }
-        (other, _) => {
-            b.not_represented(path, &format!("the `{other}` block (in {} message)", a_role(role)));
-            vec![]
+        ("thinking", Role::Assistant) => {
+            let thinking = b.req_str(o, path, "thinking")?.to_string();
+            let signature = b.opt_str(o, path, "signature").map(str::to_string);
+            Segment::Reasoning(Reasoning {
+                content: thinking,
+                summary: None,
+                signature,
+                encrypted: None,
+                collapsed: true,
+                ext: Builder::ext_of(o, &["type", "thinking", "signature"]),
+            })
         }
+        ("redacted_thinking", Role::Assistant) => {
+            let data = b.req_str(o, path, "data")?.to_string();
+            Segment::Reasoning(Reasoning {
+                content: String::new(),
+                summary: None,
+                signature: None,
+                encrypted: Some(data),
+                collapsed: true,
+                ext: Builder::ext_of(o, &["type", "data"]),
+            })
+        }
+        _ => Builder::provider_block(ME, o),
     };
-    Some((role, segs))
+    Some((role, seg))
 }
 
-/// A `tool_result`'s content as text: a string, or its text blocks joined by `"\n\n"`.
-fn result_content(b: &mut Builder, v: Option<&Value>, path: &str) -> String {
+/// An `image` block: a `media` image for a `url` or `base64` source that
+/// rebuilds exactly; any other (a `file` source, extra fields) verbatim.
+fn image(b: &mut Builder, o: &Map<String, Value>, path: &str) -> Option<Segment> {
+    let sp = join(path, "source");
+    let source = b.req(o, path, "source", Want::Object).and_then(Value::as_object)?;
+    let ty = source.get("type").and_then(Value::as_str).unwrap_or("");
+    let plain = |keys: &[&str]| source.keys().all(|k| keys.contains(&k.as_str()));
+    let mut seg = match ty {
+        "url" if plain(&["type", "url"]) => {
+            let url = b.req_str(source, &sp, "url")?;
+            b.image(&join(&sp, "url"), url)?
+        }
+        "base64" if plain(&["type", "media_type", "data"]) => {
+            let mime = b.req_str(source, &sp, "media_type")?;
+            let data = b.req_str(source, &sp, "data")?;
+            let url = format!("data:{mime};base64,{data}");
+            if crate::export::base64_data_url(&url) != Some((mime, data)) {
+                return Some(Builder::provider_block(ME, o));
+            }
+            b.image(&join(&sp, "media_type"), &url)?
+        }
+        _ => return Some(Builder::provider_block(ME, o)),
+    };
+    if let Some(e) = seg.ext_mut() {
+        *e = Builder::ext_of(o, &["type", "source"]);
+    }
+    Some(seg)
+}
+
+/// A `tool_result`'s content: its text (a string, or its text blocks joined
+/// by `"\n\n"`), and the blocks themselves when it was an array.
+fn result_content(b: &mut Builder, v: Option<&Value>, path: &str) -> (String, Option<Vec<Value>>) {
     match v {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
+        None | Some(Value::Null) => (String::new(), None),
+        Some(Value::String(s)) => (s.clone(), None),
         Some(Value::Array(blocks)) => {
             let mut texts = Vec::new();
             for (k, block) in blocks.iter().enumerate() {
                 let p = format!("{path}[{k}]");
                 let Some(o) = b.object(block, &p, "a content block") else { continue };
-                match b.req_str(o, &p, "type") {
-                    Some("text") => {
-                        if let Some(t) = b.req_str(o, &p, "text") {
-                            texts.push(t.to_string());
-                        }
-                        b.extras(o, &p, &["type", "text"]);
+                if let Some("text") = b.req_str(o, &p, "type") {
+                    if let Some(t) = b.req_str(o, &p, "text") {
+                        texts.push(t.to_string());
                     }
-                    Some(other) => b.not_represented(&p, &format!("the `{other}` block of a tool result")),
-                    None => {}
                 }
             }
-            texts.join("\n\n")
+            (texts.join("\n\n"), Some(blocks.clone()))
         }
         Some(other) => {
             b.error(
@@ -217,52 +269,86 @@ fn result_content(b: &mut Builder, v: Option<&Value>, path: &str) -> String {
                 path,
                 format!("expected a string or an array of blocks, found {}", type_name(other)),
             );
-            String::new()
+            (String::new(), None)
         }
     }
 }
 
+/// A `document` block: its source's bytes, URL, file id or text kept; its
+/// `title`, `context`, `citations` verbatim.
 fn document(b: &mut Builder, o: &Map<String, Value>, path: &str) -> Option<Segment> {
     let sp = join(path, "source");
-    let source = b.req(o, path, "source", Want::Object).and_then(Value::as_object);
-    let title = b.opt_str(o, path, "title").unwrap_or("document").to_string();
-    b.extras(o, path, &["type", "source", "title"]);
-    let source = source?;
-    let seg = match b.req_str(source, &sp, "type")? {
-        "base64" => {
+    let source = b.req(o, path, "source", Want::Object).and_then(Value::as_object)?;
+    let title = o.get("title").and_then(Value::as_str).filter(|t| !t.is_empty()).unwrap_or("document").to_string();
+    let ty = b.req_str(source, &sp, "type")?;
+    let plain = |keys: &[&str]| source.keys().all(|k| keys.contains(&k.as_str()));
+    let mut keep_source = false;
+    let mut seg = match ty {
+        "base64" if plain(&["type", "media_type", "data"]) => {
             let mime = b.req_str(source, &sp, "media_type");
             let data = b.req_str(source, &sp, "data");
-            b.file(&join(&sp, "data"), &title, mime?, data?)
+            let mut seg = b.file(&join(&sp, "data"), &title, mime?, data?)?;
+            if let Segment::Document(d) = &mut seg {
+                d.data = Some(data?.to_string());
+            }
+            seg
         }
-        "text" => {
-            let mime = b.opt_str(source, &sp, "media_type").unwrap_or("text/plain");
+        "text" if plain(&["type", "media_type", "data"]) && source.get("media_type").is_some() => {
+            let mime = b.req_str(source, &sp, "media_type")?;
             let data = b.req_str(source, &sp, "data")?;
-            Some(Segment::Document(super::forms::document_segment(&title, mime, data.len() as u64, data)))
+            Segment::Document(super::forms::document_segment(&title, mime, data.len() as u64, data))
         }
-        "content" => {
-            let text = result_content(b, source.get("content"), &join(&sp, "content"));
-            Some(Segment::Document(super::forms::document_segment(&title, "text/plain", text.len() as u64, &text)))
+        "url" if plain(&["type", "url"]) => {
+            let url = b.req_str(source, &sp, "url")?;
+            let mut d = super::forms::document_segment(&title, "application/pdf", 0, "");
+            d.url = Some(url.to_string());
+            Segment::Document(d)
         }
-        other => {
-            b.not_represented(&sp, &format!("a document from a `{other}` source (its content is not in the request)"));
-            return None;
+        "file" if plain(&["type", "file_id"]) => {
+            let id = b.req_str(source, &sp, "file_id")?;
+            let mut d = super::forms::document_segment(&title, "application/octet-stream", 0, "");
+            d.file_id = Some(id.to_string());
+            Segment::Document(d)
+        }
+        _ => {
+            // A `content` source (or one with more fields): its text shown,
+            // the source itself kept verbatim.
+            keep_source = true;
+            let (text, _) = match source.get("content") {
+                Some(c) => result_content(b, Some(c), &join(&sp, "content")),
+                None => (String::new(), None),
+            };
+            let mime = source.get("media_type").and_then(Value::as_str).unwrap_or("text/plain");
+            Segment::Document(super::forms::document_segment(&title, mime, text.len() as u64, &text))
         }
     };
-    b.extras(source, &sp, &["type", "media_type", "data", "content"]);
-    seg
+    // `type` stays in the provider fields: it marks the document as a block.
+    let known: &[&str] = if keep_source { &[] } else { &["source"] };
+    if let Some(e) = seg.ext_mut() {
+        *e = Builder::ext_of(o, known);
+    }
+    Some(seg)
 }
 
 fn tool(b: &mut Builder, v: &Value, path: &str) {
     let Some(t) = b.object(v, path, "a tool") else { return };
-    if let Some(ty) = b.opt_str(t, path, "type").filter(|t| *t != "custom") {
-        b.not_represented(path, &format!("the server tool `{ty}`"));
+    let custom = matches!(t.get("type"), None | Some(Value::Null)) || t.get("type") == Some(&Value::from("custom"));
+    if !custom || !t.contains_key("input_schema") {
+        let name = t.get("name").and_then(Value::as_str).or(t.get("type").and_then(Value::as_str)).unwrap_or("tool");
+        let name = name.to_string();
+        b.tool_verbatim(path, &name, t);
         return;
     }
     let name = b.req_str(t, path, "name");
-    let description = b.opt_str(t, path, "description").unwrap_or("");
+    let description = b.opt_str(t, path, "description");
     let schema = b.req(t, path, "input_schema", Want::Object).cloned();
-    b.extras(t, path, &["type", "name", "description", "input_schema"]);
+    let mut known = vec!["name", "input_schema"];
+    if description.is_some_and(|d| !d.is_empty()) {
+        known.push("description");
+    }
+    let ext: Ext = Builder::ext_of(t, &known);
     if let Some(name) = name {
-        b.tool(&join(path, "name"), name, description, schema);
+        b.tool(&join(path, "name"), name, description.unwrap_or(""), schema);
+        b.last_tool_ext(ext);
     }
 }

@@ -226,7 +226,11 @@ pub fn document_segment(file_name: &str, mime_type: &str, size_bytes: u64, conte
         mime_type: mime_type.to_string(),
         snippet: content[..cut].to_string(),
         size_bytes,
-        parsed_content: (cut < content.len()).then(|| content.to_string()), data: None, url: None, file_id: None, ext: Default::default()
+        parsed_content: (cut < content.len()).then(|| content.to_string()),
+        data: None,
+        url: None,
+        file_id: None,
+        ext: Default::default(),
     }
 }
 

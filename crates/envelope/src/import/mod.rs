@@ -57,6 +57,16 @@ impl Format {
         Format::ALL.into_iter().find(|f| f.code() == code)
     }
 
+    /// The envelope's `source` for a request of this format.
+    pub fn request_format(self) -> Option<RequestFormat> {
+        match self {
+            Format::Envelope => None,
+            Format::OpenaiChat => Some(RequestFormat::Openai),
+            Format::OpenaiResponses => Some(RequestFormat::Responses),
+            Format::Anthropic => Some(RequestFormat::Anthropic),
+        }
+    }
+
     /// "Prompt Envelope", "OpenAI Chat", "OpenAI Responses", "Anthropic Messages":
     /// the app says "Imported from {label}".
     pub fn label(self) -> &'static str {
@@ -135,13 +145,18 @@ pub fn import_value(value: Value, from: Option<Format>) -> Result<Imported, Vec<
         Format::OpenaiResponses => openai_responses::read(body, &mut b),
         Format::Anthropic | Format::Envelope => anthropic::read(body, &mut b),
     }
+    // An empty `tools` array has no tool to hold: it stays a setting.
+    let no_tools = body.get("tools").and_then(Value::as_array).is_some_and(Vec::is_empty);
     let reserved: &[&str] = match format {
         Format::OpenaiChat => &["model", "messages", "tools"],
         Format::OpenaiResponses => &["model", "input", "instructions", "tools"],
         _ => &["model", "system", "messages", "tools"],
     };
-    let params: Map<String, Value> =
-        body.iter().filter(|(k, _)| !reserved.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let params: Map<String, Value> = body
+        .iter()
+        .filter(|(k, _)| !reserved.contains(&k.as_str()) || (no_tools && k.as_str() == "tools"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     b.finish(format, model, params)
 }
 
@@ -278,16 +293,6 @@ pub fn detect(value: &Value) -> Result<Format, Diagnostic> {
     }
 }
 
-/// "a user", "an assistant": a message of `role`, for notices.
-pub(crate) fn a_role(role: Role) -> &'static str {
-    match role {
-        Role::System => "a system",
-        Role::User => "a user",
-        Role::Assistant => "an assistant",
-        Role::Tool => "a tool",
-    }
-}
-
 /// `path.key`, or `key` at the top.
 pub(crate) fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
@@ -338,7 +343,7 @@ struct Call {
 pub struct Builder {
     notices: Vec<Notice>,
     errors: Vec<Diagnostic>,
-    messages: Vec<(Role, Vec<Segment>)>,
+    messages: Vec<(Role, Vec<Segment>, MessageExt)>,
     calls: HashMap<String, Call>,
     tools: Vec<ToolItem>,
     tool_names: HashMap<String, String>,
@@ -353,27 +358,58 @@ impl Builder {
         self.errors.push(Diagnostic::new(rule, path, message));
     }
 
-    /// A field with no place in the envelope.
-    pub(crate) fn not_represented(&mut self, path: &str, what: &str) {
-        self.note(path, format!("{what} is not represented in the envelope; left out"));
+    /// The fields of `o` besides `known` and `cache_control`, verbatim
+    /// (`None` when there are none).
+    pub(crate) fn rest(o: &Map<String, Value>, known: &[&str]) -> Option<Map<String, Value>> {
+        let rest: Map<String, Value> = o
+            .iter()
+            .filter(|(k, _)| k.as_str() != "cache_control" && !known.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        (!rest.is_empty()).then_some(rest)
     }
 
-    /// Notices for every field of `o` besides `known` (an Anthropic
-    /// `cache_control` says where the cache breakpoint was).
-    pub(crate) fn extras(&mut self, o: &Map<String, Value>, path: &str, known: &[&str]) {
-        for (k, v) in o {
-            if known.contains(&k.as_str()) {
-                continue;
-            }
-            let p = join(path, k);
-            if k == "cache_control" {
-                self.note(
-                    p,
-                    format!("a cache breakpoint ({v}) stood here; the envelope keeps no cache breakpoints, so exports send none"),
-                );
-            } else {
-                self.not_represented(&p, &format!("`{k}`"));
-            }
+    /// A block's extension fields: its `cache_control` and the fields
+    /// besides `known`, kept verbatim.
+    pub(crate) fn ext_of(o: &Map<String, Value>, known: &[&str]) -> Ext {
+        Ext { cache_control: o.get("cache_control").cloned(), provider: Builder::rest(o, known), join_previous: false }
+    }
+
+    /// A block with no segment of its own, kept verbatim (its cache
+    /// breakpoint apart).
+    pub(crate) fn provider_block(format: RequestFormat, o: &Map<String, Value>) -> Segment {
+        let mut block = o.clone();
+        let cache_control = block.shift_remove("cache_control");
+        Segment::ProviderBlock(ProviderBlock {
+            format,
+            block,
+            collapsed: true,
+            ext: Ext { cache_control, ..Ext::default() },
+        })
+    }
+
+    /// A tool kept whole (a server tool, a custom tool): its name as the
+    /// item's, the rest verbatim.
+    pub(crate) fn tool_verbatim(&mut self, path: &str, name: &str, t: &Map<String, Value>) {
+        let mut bag = t.clone();
+        let cache_control = bag.shift_remove("cache_control");
+        let key = format!("{name}\u{0}{path}");
+        // Server tools may share a name (two `mcp` tools): they are not
+        // functions the model calls by name, so they skip the duplicate check.
+        self.tool_names.entry(key).or_insert_with(|| path.to_string());
+        self.tools.push(ToolItem {
+            name: name.to_string(),
+            description: String::new(),
+            parameters: None,
+            schema: None,
+            ext: Ext { cache_control, provider: Some(bag), join_previous: false },
+        });
+    }
+
+    /// Sets the extension fields of the last declared tool.
+    pub(crate) fn last_tool_ext(&mut self, ext: Ext) {
+        if let Some(t) = self.tools.last_mut() {
+            t.ext = ext;
         }
     }
 
@@ -445,28 +481,63 @@ impl Builder {
 
     /// Appends a message.
     pub(crate) fn push(&mut self, path: &str, role: Role, segments: Vec<Segment>) {
+        self.push_ext(path, role, segments, MessageExt::default());
+    }
+
+    /// Appends a message with the provider's extras.
+    pub(crate) fn push_ext(&mut self, path: &str, role: Role, segments: Vec<Segment>, ext: MessageExt) {
         if segments.is_empty() {
-            self.note(path, "this message sends nothing; it is kept empty, and exports leave it out");
+            self.note(
+                path,
+                "this message sends nothing; it is kept empty (an export to its own format sends it as it was)",
+            );
         }
-        self.messages.push((role, segments));
+        self.messages.push((role, segments, ext));
     }
 
     /// Appends to the last message when it is of `role`, else starts one.
     pub(crate) fn append(&mut self, role: Role, segments: Vec<Segment>) {
         match self.messages.last_mut() {
-            Some((r, segs)) if *r == role => segs.extend(segments),
-            _ => self.messages.push((role, segments)),
+            Some((r, segs, _)) if *r == role => segs.extend(segments),
+            _ => self.messages.push((role, segments, MessageExt::default())),
         }
     }
 
-    /// Whether the last message is of `role`.
-    pub(crate) fn last_is(&self, role: Role) -> bool {
-        self.messages.last().is_some_and(|(r, _)| *r == role)
+    /// The last message, when it is of `role`.
+    pub(crate) fn last_mut(&mut self, role: Role) -> Option<&mut (Role, Vec<Segment>, MessageExt)> {
+        self.messages.last_mut().filter(|(r, ..)| *r == role)
     }
 
-    /// The segments of a text in a message of `role`.
-    pub(crate) fn text(&self, text: &str, role: Role) -> Vec<Segment> {
+    /// The segments of a whole string `content`: its forms, or one empty
+    /// text for `""` (so that an export to its own format sends `""` again).
+    pub(crate) fn string_content(&self, text: &str, role: Role) -> Vec<Segment> {
+        if text.is_empty() {
+            return vec![forms::plain(String::new(), role)];
+        }
         forms::segments(text, role)
+    }
+
+    /// The segments of one text part or block with its extras: one plain
+    /// segment carrying them, or (with none) the forms, each after the first
+    /// marked as joined to the one before (they were one part).
+    pub(crate) fn block_text(&self, text: &str, role: Role, ext: Ext) -> Vec<Segment> {
+        if !ext.is_empty() || text.is_empty() {
+            let mut seg = forms::plain(text.to_string(), role);
+            if let Some(e) = seg.ext_mut() {
+                *e = ext;
+            }
+            return vec![seg];
+        }
+        let mut segs = forms::segments(text, role);
+        for s in segs.iter_mut().skip(1) {
+            match s.ext_mut() {
+                Some(e) => e.join_previous = true,
+                // A form without extension fields (memory, skills) cannot say
+                // it was joined: keep the part as one plain text.
+                None => return vec![forms::plain(text.to_string(), role)],
+            }
+        }
+        segs
     }
 
     /// A tool call. `path` is where its id is.
@@ -481,7 +552,8 @@ impl Builder {
             tool_name: name.to_string(),
             arguments,
             collapsed: false,
-            call_id: Some(id.to_string()), ext: Default::default()
+            call_id: Some(id.to_string()),
+            ext: Default::default(),
         })
     }
 
@@ -502,7 +574,9 @@ impl Builder {
             result,
             success,
             collapsed: true,
-            call_id: Some(id.to_string()), content: None, ext: Default::default()
+            call_id: Some(id.to_string()),
+            content: None,
+            ext: Default::default(),
         }))
     }
 
@@ -517,7 +591,12 @@ impl Builder {
             );
             return None;
         }
-        Some(Segment::Media(Media { media_type: MediaType::Image, url: url.to_string(), alt_text: None, ext: Default::default() }))
+        Some(Segment::Media(Media {
+            media_type: MediaType::Image,
+            url: url.to_string(),
+            alt_text: None,
+            ext: Default::default(),
+        }))
     }
 
     /// A declared tool. `path` is where its name is.
@@ -532,7 +611,8 @@ impl Builder {
             name: name.to_string(),
             description: description.to_string(),
             parameters: None,
-            schema, ext: Default::default()
+            schema,
+            ext: Default::default(),
         });
     }
 
@@ -567,21 +647,9 @@ impl Builder {
             }
         };
         let text = if textual(mime) { String::from_utf8(bytes.clone()).ok() } else { None };
-        if text.is_none() {
-            self.note(
-                path,
-                format!(
-                    "the file's {} bytes ({mime}) are not represented: the envelope keeps its name, type and size, and exports send the document's header instead of the file",
-                    bytes.len()
-                ),
-            );
-        }
-        Some(Segment::Document(forms::document_segment(
-            file_name,
-            mime,
-            bytes.len() as u64,
-            text.as_deref().unwrap_or(""),
-        )))
+        let mut d = forms::document_segment(file_name, mime, bytes.len() as u64, text.as_deref().unwrap_or(""));
+        d.data = Some(data.to_string());
+        Some(Segment::Document(d))
     }
 
     /// A document given as a data URL (or bare base64).
@@ -618,24 +686,30 @@ impl Builder {
         if !self.tools.is_empty() {
             let seg = Segment::ToolOverview(ToolOverview { items: std::mem::take(&mut self.tools), collapsed: true });
             match self.messages.first_mut() {
-                Some((Role::System, segs)) => segs.push(seg),
-                _ => self.messages.insert(0, (Role::System, vec![seg])),
+                Some((Role::System, segs, _)) => segs.push(seg),
+                _ => self.messages.insert(0, (Role::System, vec![seg], MessageExt::default())),
             }
         }
         let messages = self
             .messages
             .into_iter()
             .enumerate()
-            .map(|(i, (role, segments))| Message {
+            .map(|(i, (role, segments, ext))| Message {
                 id: format!("m{}", i + 1),
                 role,
                 segments,
                 timestamp: 0.into(),
-                truncation_priority: None, ext: Default::default()
+                truncation_priority: None,
+                ext,
             })
             .collect();
-        let envelope =
-            Envelope { version: VERSION.to_string(), model, params: (!params.is_empty()).then_some(params), messages, source: None };
+        let envelope = Envelope {
+            version: VERSION.to_string(),
+            model,
+            params: (!params.is_empty()).then_some(params),
+            source: format.request_format(),
+            messages,
+        };
         // Well formed by construction: only the semantic rules (§3) apply.
         let diags = crate::validate::check(&envelope, &parse::Locator::identity(&envelope), false);
         let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(Diagnostic::is_error);
@@ -703,41 +777,6 @@ fn mime_of(file_name: &str) -> &'static str {
         "webp" => "image/webp",
         "docx" => "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         _ => "application/octet-stream",
-    }
-}
-
-/// A `content` that is a string or an array of `{"type": text_type, "text"}`
-/// parts: the texts, each its own entry. Other parts are notices. `null` is
-/// no text.
-pub(crate) fn text_parts(b: &mut Builder, v: &Value, path: &str, text_type: &str) -> Vec<String> {
-    match v {
-        Value::Null => vec![],
-        Value::String(s) => vec![s.clone()],
-        Value::Array(parts) => {
-            let mut out = Vec::new();
-            for (j, part) in parts.iter().enumerate() {
-                let pj = format!("{path}[{j}]");
-                let Some(o) = b.object(part, &pj, "a content part") else { continue };
-                let Some(ty) = b.req_str(o, &pj, "type") else { continue };
-                if ty == text_type {
-                    if let Some(t) = b.req_str(o, &pj, "text") {
-                        out.push(t.to_string());
-                    }
-                    b.extras(o, &pj, &["type", "text"]);
-                } else {
-                    b.not_represented(&pj, &format!("the `{ty}` part"));
-                }
-            }
-            out
-        }
-        other => {
-            b.error(
-                Rule::WrongType,
-                path,
-                format!("expected a string or an array of parts, found {}", type_name(other)),
-            );
-            vec![]
-        }
     }
 }
 

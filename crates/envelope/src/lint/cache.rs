@@ -125,7 +125,8 @@ fn first_substitution(ctx: &Ctx, vars: &Vars) -> Option<(usize, usize, usize)> {
         role,
         segments,
         timestamp: serde_json::Number::from(0),
-        truncation_priority: None, ext: Default::default()
+        truncation_priority: None,
+        ext: Default::default(),
     };
     let texts = ctx.part_texts();
     let compare = |mini: Envelope, part: usize, mini_part: usize| -> Option<(usize, usize, usize)> {
@@ -149,7 +150,8 @@ fn first_substitution(ctx: &Ctx, vars: &Vars) -> Option<(usize, usize, usize)> {
             version: env.version.clone(),
             model: None,
             params: None,
-            messages: vec![holder(tools, Role::System), holder(all_vars.clone(), Role::System)], source: None
+            messages: vec![holder(tools, Role::System), holder(all_vars.clone(), Role::System)],
+            source: None,
         };
         if let Some(hit) = compare(mini, 0, 0) {
             return Some(hit);
@@ -166,7 +168,8 @@ fn first_substitution(ctx: &Ctx, vars: &Vars) -> Option<(usize, usize, usize)> {
             version: env.version.clone(),
             model: None,
             params: None,
-            messages: vec![target, holder(all_vars.clone(), Role::System)], source: None
+            messages: vec![target, holder(all_vars.clone(), Role::System)],
+            source: None,
         };
         // The mini envelope's tools part (if any) comes first.
         let mini_part =

@@ -1,0 +1,183 @@
+//! An envelope imported from an Anthropic Messages request, as that request
+//! (`import::anthropic` is the other half).
+
+use serde_json::{json, Map, Value};
+
+use super::{groups, head, is_block_document, obj, text_of, tools, with_ext, Ctx};
+use crate::diag::Notice;
+use crate::export::base64_data_url;
+use crate::types::*;
+
+const ME: RequestFormat = RequestFormat::Anthropic;
+
+pub fn request(envelope: &Envelope, notices: &mut Vec<Notice>) -> Value {
+    let mut cx = Ctx::new(envelope);
+    let mut body = head(envelope);
+    let mut system: Option<Value> = None;
+    let mut messages = Vec::new();
+    for group in groups(envelope) {
+        let first = &envelope.messages[group[0]];
+        if first.role == Role::System {
+            let content = content(&mut cx, &group);
+            match (&mut system, content) {
+                (None, c) => system = c,
+                (Some(Value::String(a)), Some(Value::String(b))) => {
+                    a.push_str("\n\n");
+                    a.push_str(&b);
+                }
+                (Some(Value::Array(a)), Some(Value::Array(b))) => a.extend(b),
+                (Some(_), Some(_)) => cx.notices.push(Notice::new(
+                    format!("messages[{}]", group[0]),
+                    "a second system message of another form (string or blocks) than the first: left out",
+                )),
+                (Some(_), None) => {}
+            }
+            continue;
+        }
+        let role = if first.role == Role::Assistant { "assistant" } else { "user" };
+        let content = content(&mut cx, &group).unwrap_or_else(|| Value::String(String::new()));
+        let m = obj([("role", role.into()), ("content", content)]);
+        messages.push(Value::Object(super::overlay(m, first.ext.provider.as_ref())));
+    }
+    if let Some(s) = system {
+        body.insert("system".into(), s);
+    }
+    body.insert("messages".into(), messages.into());
+    let list: Vec<Value> = tools(envelope).map(tool).collect();
+    if !list.is_empty() {
+        body.insert("tools".into(), list.into());
+    }
+    notices.append(&mut cx.notices);
+    Value::Object(body)
+}
+
+fn tool(t: &ToolItem) -> Value {
+    if t.is_server() {
+        return with_ext(Map::new(), &t.ext);
+    }
+    let mut o = obj([("name", t.name.clone().into())]);
+    if !t.description.is_empty() {
+        o.insert("description".into(), t.description.clone().into());
+    }
+    o.insert("input_schema".into(), t.schema.clone().unwrap_or_else(|| json!({"type": "object", "properties": {}})));
+    with_ext(o, &t.ext)
+}
+
+/// The `content` of one provider message (a group of envelope messages): a
+/// string when it was one, else its blocks; `None` for a system message
+/// that sends nothing as a string.
+fn content(cx: &mut Ctx, group: &[usize]) -> Option<Value> {
+    let envelope = cx.envelope;
+    let first = &envelope.messages[group[0]];
+    let mut texts: Vec<String> = Vec::new();
+    let mut blocks: Vec<Value> = Vec::new();
+    let mut as_blocks = first.ext.content_parts;
+    // Whether the last block is a text block that a joined segment extends.
+    let mut open_text = false;
+    for &mi in group {
+        let m = &envelope.messages[mi];
+        for (sj, seg) in m.segments.iter().enumerate() {
+            if let Some(text) = text_of(seg, m.role, &cx.vars) {
+                let ext = seg.ext().cloned().unwrap_or_default();
+                texts.push(text.clone());
+                if ext.join_previous && open_text {
+                    if let Some(Value::Object(last)) = blocks.last_mut() {
+                        if let Some(Value::String(t)) = last.get_mut("text") {
+                            t.push_str("\n\n");
+                            t.push_str(&text);
+                        }
+                    }
+                } else {
+                    blocks.push(with_ext(obj([("type", "text".into()), ("text", text.into())]), &ext));
+                }
+                open_text = true;
+                continue;
+            }
+            open_text = false;
+            let block = match seg {
+                Segment::Media(md) => {
+                    let source = match base64_data_url(&md.url) {
+                        Some((mime, data)) => json!({"type": "base64", "media_type": mime, "data": data}),
+                        None => json!({"type": "url", "url": md.url}),
+                    };
+                    with_ext(obj([("type", "image".into()), ("source", source)]), &md.ext)
+                }
+                Segment::Document(d) if is_block_document(d) => document(d),
+                Segment::ToolCallRequest(r) => {
+                    let id = cx.call_id();
+                    let o = obj([
+                        ("type", "tool_use".into()),
+                        ("id", id.into()),
+                        ("name", r.tool_name.clone().into()),
+                        ("input", Value::Object(r.arguments.clone())),
+                    ]);
+                    with_ext(o, &r.ext)
+                }
+                Segment::ToolCallResult(r) => {
+                    let mut o = obj([("type", "tool_result".into()), ("tool_use_id", cx.result_id(mi, sj).into())]);
+                    match &r.content {
+                        Some(blocks) => {
+                            o.insert("content".into(), Value::Array(blocks.clone()));
+                        }
+                        None if !r.result.is_empty() => {
+                            o.insert("content".into(), r.result.clone().into());
+                        }
+                        None => {}
+                    }
+                    if !r.success {
+                        o.insert("is_error".into(), true.into());
+                    }
+                    with_ext(o, &r.ext)
+                }
+                Segment::Reasoning(r) => {
+                    let o = match (&r.encrypted, &r.signature) {
+                        (Some(data), None) if r.content.is_empty() => {
+                            obj([("type", "redacted_thinking".into()), ("data", data.clone().into())])
+                        }
+                        _ => {
+                            let mut o = obj([("type", "thinking".into()), ("thinking", r.content.clone().into())]);
+                            if let Some(s) = &r.signature {
+                                o.insert("signature".into(), s.clone().into());
+                            }
+                            o
+                        }
+                    };
+                    with_ext(o, &r.ext)
+                }
+                Segment::ProviderBlock(b) if b.format == ME => with_ext(b.block.clone(), &b.ext),
+                Segment::ProviderBlock(b) => {
+                    cx.foreign(mi, sj, b, ME);
+                    continue;
+                }
+                _ => continue,
+            };
+            as_blocks = true;
+            blocks.push(block);
+        }
+    }
+    if as_blocks {
+        Some(Value::Array(blocks))
+    } else if texts.is_empty() {
+        None
+    } else {
+        Some(Value::String(texts.join("\n\n")))
+    }
+}
+
+/// A document block from its segment: the source kept verbatim, or rebuilt
+/// from the bytes, URL, file id or text.
+fn document(d: &Document) -> Value {
+    let kept = d.ext.provider.as_ref().and_then(|p| p.get("source")).cloned();
+    let source = kept.unwrap_or_else(|| {
+        if let Some(data) = &d.data {
+            json!({"type": "base64", "media_type": d.mime_type, "data": data})
+        } else if let Some(url) = &d.url {
+            json!({"type": "url", "url": url})
+        } else if let Some(id) = &d.file_id {
+            json!({"type": "file", "file_id": id})
+        } else {
+            json!({"type": "text", "media_type": d.mime_type, "data": d.model_text()})
+        }
+    });
+    with_ext(obj([("type", "document".into()), ("source", source)]), &d.ext)
+}

@@ -1,0 +1,166 @@
+//! An envelope imported from an OpenAI Chat Completions request, as that
+//! request (`import::openai_chat` is the other half).
+
+use serde_json::{Map, Value};
+
+use super::{has_tools, head, is_block_document, obj, overlay, text_of, tools, with_ext, Ctx};
+use crate::diag::Notice;
+use crate::types::*;
+
+const ME: RequestFormat = RequestFormat::Openai;
+
+pub fn request(envelope: &Envelope, notices: &mut Vec<Notice>) -> Value {
+    let mut cx = Ctx::new(envelope);
+    let mut body = head(envelope);
+    let mut messages = Vec::new();
+    for (mi, m) in envelope.messages.iter().enumerate() {
+        message(&mut cx, mi, m, &mut messages);
+    }
+    body.insert("messages".into(), messages.into());
+    if has_tools(envelope) {
+        body.insert("tools".into(), tools(envelope).map(tool).collect::<Vec<_>>().into());
+    }
+    notices.append(&mut cx.notices);
+    Value::Object(body)
+}
+
+fn tool(t: &ToolItem) -> Value {
+    if t.is_server() {
+        return with_ext(Map::new(), &t.ext);
+    }
+    let bag = t.ext.provider.as_ref();
+    let mut f = obj([("name", t.name.clone().into())]);
+    if !t.description.is_empty() {
+        f.insert("description".into(), t.description.clone().into());
+    }
+    if let Some(s) = &t.schema {
+        f.insert("parameters".into(), s.clone());
+    }
+    let f = overlay(f, bag.and_then(|b| b.get("function")).and_then(Value::as_object));
+    overlay(obj([("type", "function".into()), ("function", Value::Object(f))]), bag).into()
+}
+
+/// The arguments string: as written when it still reads as the arguments.
+pub(crate) fn arguments(r: &ToolCallRequest, written: Option<&Value>) -> String {
+    match written.and_then(Value::as_str) {
+        Some(w) if serde_json::from_str::<Value>(w).ok().as_ref().and_then(Value::as_object) == Some(&r.arguments) => {
+            w.to_string()
+        }
+        _ => Value::Object(r.arguments.clone()).to_string(),
+    }
+}
+
+fn message(cx: &mut Ctx, mi: usize, m: &Message, out: &mut Vec<Value>) {
+    if m.role == Role::Tool {
+        for (sj, seg) in m.segments.iter().enumerate() {
+            let Segment::ToolCallResult(r) = seg else { continue };
+            let content = match &r.content {
+                Some(parts) => Value::Array(parts.clone()),
+                None => r.result.clone().into(),
+            };
+            let o = obj([("role", "tool".into()), ("tool_call_id", cx.result_id(mi, sj).into()), ("content", content)]);
+            out.push(with_ext(o, &r.ext));
+        }
+        return;
+    }
+    if let (Some(role), [Segment::ProviderBlock(b)]) = (&m.ext.provider_role, m.segments.as_slice()) {
+        if role != "developer" && b.format == ME {
+            out.push(Value::Object(b.block.clone()));
+            return;
+        }
+    }
+    let role = match m.role {
+        Role::System => m.ext.provider_role.clone().unwrap_or_else(|| "system".into()),
+        r => r.as_str().to_string(),
+    };
+    let mut texts: Vec<String> = Vec::new();
+    let mut parts: Vec<Value> = Vec::new();
+    let mut calls: Vec<Value> = Vec::new();
+    let mut as_parts = m.ext.content_parts;
+    let mut open_text = false;
+    for (sj, seg) in m.segments.iter().enumerate() {
+        if let Some(text) = text_of(seg, m.role, &cx.vars) {
+            let ext = seg.ext().cloned().unwrap_or_default();
+            texts.push(text.clone());
+            match parts.last_mut() {
+                Some(Value::Object(last)) if ext.join_previous && open_text => {
+                    if let Some(Value::String(t)) = last.get_mut("text") {
+                        t.push_str("\n\n");
+                        t.push_str(&text);
+                    }
+                }
+                _ => parts.push(with_ext(obj([("type", "text".into()), ("text", text.into())]), &ext)),
+            }
+            open_text = true;
+            continue;
+        }
+        open_text = false;
+        let part = match seg {
+            Segment::Media(md) => {
+                let bag = md.ext.provider.as_ref();
+                let image = bag
+                    .and_then(|b| b.get("image_url"))
+                    .filter(|i| i.get("url").and_then(Value::as_str) == Some(md.url.as_str()))
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(obj([("url", md.url.clone().into())])));
+                with_ext(obj([("type", "image_url".into()), ("image_url", image)]), &md.ext)
+            }
+            Segment::Document(d) if is_block_document(d) => match d.ext.provider.clone() {
+                Some(part) => Value::Object(part),
+                None => {
+                    let mut file = Map::new();
+                    if let Some(id) = &d.file_id {
+                        file.insert("file_id".into(), id.clone().into());
+                    } else if let Some(data) = &d.data {
+                        file.insert("filename".into(), d.file_name.clone().into());
+                        file.insert("file_data".into(), format!("data:{};base64,{data}", d.mime_type).into());
+                    }
+                    Value::Object(obj([("type", "file".into()), ("file", Value::Object(file))]))
+                }
+            },
+            Segment::ToolCallRequest(r) => {
+                let bag = r.ext.provider.as_ref();
+                let written = bag.and_then(|b| b.get("function")).and_then(|f| f.get("arguments"));
+                let f = obj([("name", r.tool_name.clone().into()), ("arguments", arguments(r, written).into())]);
+                let f = overlay(f, bag.and_then(|b| b.get("function")).and_then(Value::as_object));
+                let mut c = obj([("id", cx.call_id().into()), ("type", "function".into()), ("function", f.into())]);
+                c = overlay(c, bag);
+                if c.get("type") == Some(&Value::Null) || bag.and_then(|b| b.get("type")) == Some(&Value::Null) {
+                    c.shift_remove("type");
+                }
+                calls.push(Value::Object(c));
+                continue;
+            }
+            Segment::ProviderBlock(b) if b.format == ME => {
+                if m.role == Role::Assistant && b.block.contains_key("id") && b.block.contains_key(b.block_type()) {
+                    // A custom tool call.
+                    calls.push(Value::Object(b.block.clone()));
+                    continue;
+                }
+                with_ext(b.block.clone(), &b.ext)
+            }
+            Segment::ProviderBlock(b) => {
+                cx.foreign(mi, sj, b, ME);
+                continue;
+            }
+            _ => continue,
+        };
+        as_parts = true;
+        parts.push(part);
+    }
+    let mut o = obj([("role", role.into())]);
+    if let Some(n) = &m.ext.name {
+        o.insert("name".into(), n.clone().into());
+    }
+    if as_parts {
+        o.insert("content".into(), parts.into());
+    } else if !texts.is_empty() {
+        o.insert("content".into(), texts.join("\n\n").into());
+    } else if m.role != Role::Assistant && m.ext.provider.as_ref().is_none_or(|p| !p.contains_key("content")) {
+        o.insert("content".into(), "".into());
+    }
+    if !calls.is_empty() {
+        o.insert("tool_calls".into(), calls.into());
+    }
+    out.push(Value::Object(overlay(o, m.ext.provider.as_ref())));
+}

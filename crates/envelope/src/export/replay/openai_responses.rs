@@ -1,0 +1,216 @@
+//! An envelope imported from an OpenAI Responses request, as that request
+//! (`import::openai_responses` is the other half).
+
+use serde_json::{Map, Value};
+
+use super::openai_chat::arguments;
+use super::{has_tools, head, is_block_document, obj, overlay, text_of, tools, with_ext, Ctx};
+use crate::diag::Notice;
+use crate::import::openai_responses::PART_TYPES;
+use crate::types::*;
+
+const ME: RequestFormat = RequestFormat::Responses;
+
+pub fn request(envelope: &Envelope, notices: &mut Vec<Notice>) -> Value {
+    let mut cx = Ctx::new(envelope);
+    let mut body = head(envelope);
+    let mut instructions: Vec<String> = Vec::new();
+    let mut string_input: Option<String> = None;
+    let mut input: Vec<Value> = Vec::new();
+    for (mi, m) in envelope.messages.iter().enumerate() {
+        match m.ext.provider_role.as_deref() {
+            Some("instructions") => {
+                instructions.extend(m.segments.iter().filter_map(|s| text_of(s, m.role, &cx.vars)));
+                continue;
+            }
+            Some("input") if !m.ext.content_parts => {
+                let texts: Vec<String> = m.segments.iter().filter_map(|s| text_of(s, m.role, &cx.vars)).collect();
+                string_input = Some(texts.join("\n\n"));
+                continue;
+            }
+            _ => {}
+        }
+        items(&mut cx, mi, m, &mut input);
+    }
+    if !instructions.is_empty() {
+        body.insert("instructions".into(), instructions.join("\n\n").into());
+    }
+    match string_input {
+        Some(s) if input.is_empty() => {
+            body.insert("input".into(), s.into());
+        }
+        Some(s) => {
+            input.insert(0, Value::Object(obj([("role", "user".into()), ("content", s.into())])));
+            body.insert("input".into(), input.into());
+        }
+        // An empty `input` is left out: a request that continues a stored
+        // response or uses a stored prompt may send none.
+        None if input.is_empty() => {}
+        None => {
+            body.insert("input".into(), input.into());
+        }
+    }
+    if has_tools(envelope) {
+        body.insert("tools".into(), tools(envelope).map(tool).collect::<Vec<_>>().into());
+    }
+    notices.append(&mut cx.notices);
+    Value::Object(body)
+}
+
+fn tool(t: &ToolItem) -> Value {
+    if t.is_server() {
+        return with_ext(Map::new(), &t.ext);
+    }
+    let mut o = obj([("type", "function".into()), ("name", t.name.clone().into())]);
+    if !t.description.is_empty() {
+        o.insert("description".into(), t.description.clone().into());
+    }
+    if let Some(s) = &t.schema {
+        o.insert("parameters".into(), s.clone());
+    }
+    with_ext(o, &t.ext)
+}
+
+/// Whether a segment is a part of a message item (not an item of its own).
+fn is_part(seg: &Segment, role: Role, vars: &crate::template::Vars) -> bool {
+    match seg {
+        Segment::ToolCallRequest(_) | Segment::ToolCallResult(_) | Segment::Reasoning(_) => false,
+        Segment::ProviderBlock(b) => PART_TYPES.contains(&b.block_type()),
+        s => text_of(s, role, vars).is_some() || matches!(s, Segment::Media(_) | Segment::Document(_)),
+    }
+}
+
+fn items(cx: &mut Ctx, mi: usize, m: &Message, out: &mut Vec<Value>) {
+    if m.role == Role::Tool {
+        for (sj, seg) in m.segments.iter().enumerate() {
+            let Segment::ToolCallResult(r) = seg else { continue };
+            let output = match &r.content {
+                Some(parts) => Value::Array(parts.clone()),
+                None => r.result.clone().into(),
+            };
+            let o = obj([
+                ("type", "function_call_output".into()),
+                ("call_id", cx.result_id(mi, sj).into()),
+                ("output", output),
+            ]);
+            out.push(with_ext(o, &r.ext));
+        }
+        return;
+    }
+    // The message item: every segment of a user or system message; for an
+    // assistant message, the parts it begins with, when it began as one.
+    let has_item = m.role != Role::Assistant
+        || m.ext.content_parts
+        || m.ext.provider.is_some()
+        || m.segments.first().is_some_and(|s| is_part(s, m.role, &cx.vars));
+    let mut start = 0;
+    if has_item {
+        let end = if m.role == Role::Assistant {
+            m.segments.iter().position(|s| !is_part(s, m.role, &cx.vars)).unwrap_or(m.segments.len())
+        } else {
+            m.segments.len()
+        };
+        out.push(message_item(cx, mi, m, &m.segments[..end]));
+        start = end;
+    }
+    for (sj, seg) in m.segments.iter().enumerate().skip(start) {
+        let item = match seg {
+            Segment::ToolCallRequest(r) => {
+                let written = r.ext.provider.as_ref().and_then(|b| b.get("arguments"));
+                let o = obj([
+                    ("type", "function_call".into()),
+                    ("call_id", cx.call_id().into()),
+                    ("name", r.tool_name.clone().into()),
+                    ("arguments", arguments(r, written).into()),
+                ]);
+                with_ext(o, &r.ext)
+            }
+            Segment::Reasoning(r) => {
+                let mut o = obj([("type", "reasoning".into())]);
+                if let Some(s) = &r.summary {
+                    let parts: Vec<Value> = s
+                        .iter()
+                        .map(|t| Value::Object(obj([("type", "summary_text".into()), ("text", t.clone().into())])))
+                        .collect();
+                    o.insert("summary".into(), parts.into());
+                }
+                if !r.content.is_empty() {
+                    let part = obj([("type", "reasoning_text".into()), ("text", r.content.clone().into())]);
+                    o.insert("content".into(), vec![Value::Object(part)].into());
+                }
+                if let Some(e) = &r.encrypted {
+                    o.insert("encrypted_content".into(), e.clone().into());
+                }
+                with_ext(o, &r.ext)
+            }
+            Segment::ProviderBlock(b) if b.format == ME => with_ext(b.block.clone(), &b.ext),
+            Segment::ProviderBlock(b) => {
+                cx.foreign(mi, sj, b, ME);
+                continue;
+            }
+            _ => continue,
+        };
+        out.push(item);
+    }
+}
+
+fn message_item(cx: &mut Ctx, mi: usize, m: &Message, segs: &[Segment]) -> Value {
+    let text_type = if m.role == Role::Assistant { "output_text" } else { "input_text" };
+    let role = match m.role {
+        Role::System => m.ext.provider_role.clone().filter(|r| r == "developer").unwrap_or_else(|| "system".into()),
+        r => r.as_str().to_string(),
+    };
+    let mut texts: Vec<String> = Vec::new();
+    let mut parts: Vec<Value> = Vec::new();
+    let mut as_parts = m.ext.content_parts;
+    let mut open_text = false;
+    for (sj, seg) in segs.iter().enumerate() {
+        if let Some(text) = text_of(seg, m.role, &cx.vars) {
+            let ext = seg.ext().cloned().unwrap_or_default();
+            texts.push(text.clone());
+            match parts.last_mut() {
+                Some(Value::Object(last)) if ext.join_previous && open_text => {
+                    if let Some(Value::String(t)) = last.get_mut("text") {
+                        t.push_str("\n\n");
+                        t.push_str(&text);
+                    }
+                }
+                _ => parts.push(with_ext(obj([("type", text_type.into()), ("text", text.into())]), &ext)),
+            }
+            open_text = true;
+            continue;
+        }
+        open_text = false;
+        let part = match seg {
+            Segment::Media(md) => {
+                with_ext(obj([("type", "input_image".into()), ("image_url", md.url.clone().into())]), &md.ext)
+            }
+            Segment::Document(d) if is_block_document(d) => match d.ext.provider.clone() {
+                Some(part) => Value::Object(part),
+                None => {
+                    let mut o = obj([("type", "input_file".into())]);
+                    if let Some(id) = &d.file_id {
+                        o.insert("file_id".into(), id.clone().into());
+                    } else if let Some(url) = &d.url {
+                        o.insert("file_url".into(), url.clone().into());
+                    } else if let Some(data) = &d.data {
+                        o.insert("filename".into(), d.file_name.clone().into());
+                        o.insert("file_data".into(), format!("data:{};base64,{data}", d.mime_type).into());
+                    }
+                    Value::Object(o)
+                }
+            },
+            Segment::ProviderBlock(b) if b.format == ME => with_ext(b.block.clone(), &b.ext),
+            Segment::ProviderBlock(b) => {
+                cx.foreign(mi, sj, b, ME);
+                continue;
+            }
+            _ => continue,
+        };
+        as_parts = true;
+        parts.push(part);
+    }
+    let content: Value = if as_parts { parts.into() } else { texts.join("\n\n").into() };
+    let o = obj([("role", role.into()), ("content", content)]);
+    Value::Object(overlay(o, m.ext.provider.as_ref()))
+}
