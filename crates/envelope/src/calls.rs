@@ -260,6 +260,7 @@ mod tests {
                 role: [Role::System, Role::User, Role::Assistant, Role::Tool][*role as usize % 4],
                 timestamp: 0.into(),
                 truncation_priority: None,
+                ext: Default::default(),
                 segments: segs
                     .iter()
                     .map(|&(is_request, name, id)| {
@@ -271,6 +272,7 @@ mod tests {
                                 arguments: Default::default(),
                                 collapsed: false,
                                 call_id,
+                                ext: Default::default(),
                             })
                         } else {
                             Segment::ToolCallResult(ToolCallResult {
@@ -279,13 +281,15 @@ mod tests {
                                 success: true,
                                 collapsed: false,
                                 call_id,
+                                content: None,
+                                ext: Default::default(),
                             })
                         }
                     })
                     .collect(),
             })
             .collect();
-        Envelope { version: "1.0".into(), model: None, params: None, messages }
+        Envelope { version: "1.0".into(), model: None, params: None, messages, source: None }
     }
 
     proptest::proptest! {

@@ -94,6 +94,8 @@ mod tests {
             success: true,
             collapsed: false,
             call_id: None,
+            content: None,
+            ext: Default::default(),
         });
         assert_eq!(super::segment_lang(&result), Some("ja"));
     }

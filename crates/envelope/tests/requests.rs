@@ -366,54 +366,87 @@ fn files_become_documents_with_their_type_and_size() {
         [
             ("notes.txt".into(), "text/plain".into(), 26, "Hello, world!\nSecond line.".into()),
             ("paper.pdf".into(), "application/pdf".into(), 15, String::new()),
+            ("file".into(), "application/octet-stream".into(), 0, String::new()),
         ]
     );
-    assert!(has_notice(
-        &chat.notices,
-        "messages[0].content[2].file.file_data",
-        "15 bytes (application/pdf) are not represented"
-    ));
-    assert!(has_notice(&chat.notices, "messages[0].content[3].file", "file_id"));
-    let text = render(&chat.envelope, Target::OpenaiChat).text;
-    assert!(text.contains(r#"\n\n[Document: notes.txt (text/plain, 26 bytes)]\nHello, world!\nSecond line.\n\n[Document: paper.pdf (application/pdf, 15 bytes)]\n""#), "{text}");
-
-    let resp = import(&fixture("responses/files.json")).unwrap();
-    assert_eq!(documents(&resp.envelope), [("data.csv".into(), "text/csv".into(), 8, "a,b\n1,2\n".into())]);
-    assert!(has_notice(&resp.notices, "input[0].content[2]", "file_id"));
-
-    let anth = import(&fixture("anthropic/files.json")).unwrap();
-    let lease = "Clause 1. The tenant pays rent.\nClause 2. The landlord fixes leaks.";
-    assert_eq!(
-        documents(&anth.envelope),
-        [
-            ("lease.txt".into(), "text/plain".into(), lease.len() as u64, lease.into()),
-            ("scan.pdf".into(), "application/pdf".into(), 15, String::new()),
-        ]
-    );
-    assert!(has_notice(&anth.notices, "messages[0].content[0].citations", "not represented"));
-    assert!(has_notice(&anth.notices, "messages[0].content[2].source", "`url` source"));
-}
-
-#[test]
-fn the_issue_examples_of_notices() {
-    let chat = import(&fixture("openai/images-and-parts.json")).unwrap();
-    assert!(has_notice(&chat.notices, "messages[1].content[4].input_audio", "is not represented"));
-    let anth = import(&fixture("anthropic/tools-and-params.json")).unwrap();
-    for path in ["system[1].cache_control", "messages[4].content[1].cache_control", "tools[1].cache_control"] {
-        assert!(has_notice(&anth.notices, path, "cache breakpoint"), "{path}");
-    }
-    // is_error → success: false; tool_result block content flattened.
-    let results: Vec<(bool, String)> = anth
+    // The bytes and the file id are kept (the fidelity extension).
+    let docs: Vec<&envelope::Document> = chat
         .envelope
         .messages
         .iter()
         .flat_map(|m| &m.segments)
         .filter_map(|s| match s {
-            Segment::ToolCallResult(r) => Some((r.success, r.result.clone())),
+            Segment::Document(d) => Some(d),
             _ => None,
         })
         .collect();
-    assert_eq!(results, [(true, "[]".to_string()), (false, "Calendar is read-only.\n\nAsk the owner.".to_string())]);
+    assert!(docs[1].data.is_some());
+    assert!(docs[2].file_id.is_some());
+    // Another format receives the documents' text form, and a notice for the file by id.
+    let exported = render(&chat.envelope, Target::Anthropic);
+    assert!(
+        exported.text.contains("[Document: notes.txt (text/plain, 26 bytes)]\\nHello, world!"),
+        "{}",
+        exported.text
+    );
+    assert!(exported.notices.iter().any(|n| n.message.contains("file by URL or id")), "{:?}", exported.notices);
+
+    let resp = import(&fixture("responses/files.json")).unwrap();
+    let found = documents(&resp.envelope);
+    assert_eq!(found[0], ("data.csv".into(), "text/csv".into(), 8, "a,b\n1,2\n".into()));
+
+    let anth = import(&fixture("anthropic/files.json")).unwrap();
+    let lease = "Clause 1. The tenant pays rent.\nClause 2. The landlord fixes leaks.";
+    let found = documents(&anth.envelope);
+    assert_eq!(found[0], ("lease.txt".into(), "text/plain".into(), lease.len() as u64, lease.into()));
+    assert_eq!(found[1], ("scan.pdf".into(), "application/pdf".into(), 15, String::new()));
+}
+
+#[test]
+fn the_issue_examples_come_back_in_the_envelope() {
+    // A Chat `input_audio` part is kept verbatim.
+    let chat = import(&fixture("openai/images-and-parts.json")).unwrap();
+    let blocks: Vec<&str> = chat
+        .envelope
+        .messages
+        .iter()
+        .flat_map(|m| &m.segments)
+        .filter_map(|s| match s {
+            Segment::ProviderBlock(b) => Some(b.block_type()),
+            _ => None,
+        })
+        .collect();
+    assert!(blocks.contains(&"input_audio"), "{blocks:?}");
+    // Anthropic cache breakpoints are the segments' and tools' `cacheControl`.
+    let anth = import(&fixture("anthropic/tools-and-params.json")).unwrap();
+    let cached =
+        anth.envelope.messages.iter().flat_map(|m| &m.segments).filter(|s| s.cache_control().is_some()).count();
+    let tools_cached = anth
+        .envelope
+        .messages
+        .iter()
+        .flat_map(|m| &m.segments)
+        .filter_map(|s| match s {
+            Segment::ToolOverview(o) => Some(o.items.iter().filter(|t| t.ext.cache_control.is_some()).count()),
+            _ => None,
+        })
+        .sum::<usize>();
+    assert_eq!((cached, tools_cached), (2, 1));
+    // is_error → success: false; tool_result blocks kept, their text joined.
+    let results: Vec<(bool, String, bool)> = anth
+        .envelope
+        .messages
+        .iter()
+        .flat_map(|m| &m.segments)
+        .filter_map(|s| match s {
+            Segment::ToolCallResult(r) => Some((r.success, r.result.clone(), r.content.is_some())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [(true, "[]".to_string(), false), (false, "Calendar is read-only.\n\nAsk the owner.".to_string(), true)]
+    );
     // Request settings are params, in the request's order.
     let params = anth.envelope.params.as_ref().unwrap();
     assert_eq!(
@@ -430,11 +463,10 @@ fn the_issue_examples_of_notices() {
             "service_tier"
         ]
     );
-    // Ids m1…, timestamps 0; the tools in one tool_overview of the system message.
-    let ids: Vec<&str> = anth.envelope.messages.iter().map(|m| m.id.as_str()).collect();
-    assert_eq!(ids, ["m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"]);
+    // Ids m1…, timestamps 0; the source format named.
+    assert!(anth.envelope.messages.iter().enumerate().all(|(i, m)| m.id == format!("m{}", i + 1)));
     assert!(anth.envelope.messages.iter().all(|m| m.timestamp_ms() == 0.0));
-    assert_eq!(kinds(&anth.envelope)[0], ["system_prompt", "memory", "system_prompt", "tool_overview"]);
+    assert_eq!(anth.envelope.source, Some(envelope::RequestFormat::Anthropic));
 }
 
 fn errors(body: Value) -> Vec<(String, String)> {

@@ -147,6 +147,9 @@ pub fn import_value(value: Value, from: Option<Format>) -> Result<Imported, Vec<
     }
     // An empty `tools` array has no tool to hold: it stays a setting.
     let no_tools = body.get("tools").and_then(Value::as_array).is_some_and(Vec::is_empty);
+    // So does an empty Responses `input` (absent is another request).
+    let no_input =
+        format == Format::OpenaiResponses && body.get("input").and_then(Value::as_array).is_some_and(Vec::is_empty);
     let reserved: &[&str] = match format {
         Format::OpenaiChat => &["model", "messages", "tools"],
         Format::OpenaiResponses => &["model", "input", "instructions", "tools"],
@@ -154,7 +157,11 @@ pub fn import_value(value: Value, from: Option<Format>) -> Result<Imported, Vec<
     };
     let params: Map<String, Value> = body
         .iter()
-        .filter(|(k, _)| !reserved.contains(&k.as_str()) || (no_tools && k.as_str() == "tools"))
+        .filter(|(k, _)| {
+            !reserved.contains(&k.as_str())
+                || (no_tools && k.as_str() == "tools")
+                || (no_input && k.as_str() == "input")
+        })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     b.finish(format, model, params)
@@ -555,6 +562,11 @@ impl Builder {
             call_id: Some(id.to_string()),
             ext: Default::default(),
         })
+    }
+
+    /// Whether a call with this id came before.
+    pub(crate) fn has_call(&self, id: &str) -> bool {
+        self.calls.contains_key(id)
     }
 
     /// A tool result answering the earlier call `id`. `path` is where its id is.

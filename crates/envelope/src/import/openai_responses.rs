@@ -90,6 +90,15 @@ fn input_item(b: &mut Builder, v: &Value, path: &str) {
             }
             assistant(b, path, seg);
         }
+        "function_call_output" if o.get("call_id").and_then(Value::as_str).is_some_and(|id| !b.has_call(id)) => {
+            // The output of a call made in an earlier response
+            // (`previous_response_id`): kept verbatim, shown as a result.
+            b.note(
+                join(path, "call_id"),
+                "this output answers a call of an earlier response (not in this request); it is kept as it was",
+            );
+            assistant(b, path, Builder::provider_block(ME, o));
+        }
         "function_call_output" => {
             let id = b.req_str(o, path, "call_id");
             let op = join(path, "output");

@@ -148,3 +148,9 @@ pub(crate) fn tools(envelope: &Envelope) -> impl Iterator<Item = &ToolItem> {
 pub(crate) fn has_tools(envelope: &Envelope) -> bool {
     tools(envelope).next().is_some()
 }
+
+/// A message that only holds declarations (tools, variables) and was no
+/// provider message: the import's holder of the request's tools.
+pub(crate) fn holder(m: &Message) -> bool {
+    m.ext.is_empty() && m.segments.iter().all(|s| matches!(s, Segment::ToolOverview(_) | Segment::StaticVar(_)))
+}

@@ -14,6 +14,9 @@ pub fn request(envelope: &Envelope, notices: &mut Vec<Notice>) -> Value {
     let mut body = head(envelope);
     let mut messages = Vec::new();
     for (mi, m) in envelope.messages.iter().enumerate() {
+        if super::holder(m) && !m.segments.is_empty() {
+            continue;
+        }
         message(&mut cx, mi, m, &mut messages);
     }
     body.insert("messages".into(), messages.into());
@@ -162,5 +165,9 @@ fn message(cx: &mut Ctx, mi: usize, m: &Message, out: &mut Vec<Value>) {
     if !calls.is_empty() {
         o.insert("tool_calls".into(), calls.into());
     }
-    out.push(Value::Object(overlay(o, m.ext.provider.as_ref())));
+    // A kept `"content": null` stands where the export writes content.
+    let mut o = overlay(o, m.ext.provider.as_ref());
+    let rank = |k: &str| ["role", "name", "content"].iter().position(|x| *x == k).unwrap_or(3);
+    o.sort_by(|a, _, b, _| rank(a).cmp(&rank(b)));
+    out.push(Value::Object(o));
 }

@@ -28,6 +28,7 @@ pub fn request(envelope: &Envelope, notices: &mut Vec<Notice>) -> Value {
                 string_input = Some(texts.join("\n\n"));
                 continue;
             }
+            _ if super::holder(m) && !m.segments.is_empty() => continue,
             _ => {}
         }
         items(&mut cx, mi, m, &mut input);
