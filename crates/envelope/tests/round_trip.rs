@@ -76,6 +76,9 @@ fn first_difference(a: &Value, b: &Value, path: &str) -> Option<String> {
 fn every_body_comes_back_from_its_own_format() {
     let corpus = corpus();
     assert!(corpus.len() >= 10, "the corpus is missing: {}", corpus.len());
+    let schema_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schema/envelope.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::draft202012::new(&schema).expect("the schema compiles");
     let mut failures = Vec::new();
     for (format, path) in &corpus {
         let text = std::fs::read_to_string(path).unwrap();
@@ -102,8 +105,13 @@ fn every_body_comes_back_from_its_own_format() {
         if !exported.notices.is_empty() {
             failures.push(format!("{name}: notices on its own format: {:?}", exported.notices));
         }
-        // The envelope made is a valid document that reads back as itself.
+        // The envelope made is a valid document that reads back as itself,
+        // and the JSON Schema (with the extension) accepts it.
         let doc = serde_json::to_string(&imported.envelope).unwrap();
+        let as_value: Value = serde_json::from_str(&doc).unwrap();
+        if let Some(e) = validator.iter_errors(&as_value).next() {
+            failures.push(format!("{name}: the schema refuses the envelope at {}: {e}", e.instance_path()));
+        }
         match envelope::parse(&doc) {
             Ok(l) if l.envelope == imported.envelope => {}
             Ok(_) => failures.push(format!("{name}: the envelope reads back differently")),

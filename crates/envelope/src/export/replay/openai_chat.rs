@@ -167,7 +167,12 @@ fn message(cx: &mut Ctx, mi: usize, m: &Message, out: &mut Vec<Value>) {
     }
     // A kept `"content": null` stands where the export writes content.
     let mut o = overlay(o, m.ext.provider.as_ref());
-    let rank = |k: &str| ["role", "name", "content"].iter().position(|x| *x == k).unwrap_or(3);
-    o.sort_by(|a, _, b, _| rank(a).cmp(&rank(b)));
-    out.push(Value::Object(o));
+    let mut ordered = Map::new();
+    for k in ["role", "name", "content"] {
+        if let Some(v) = o.shift_remove(k) {
+            ordered.insert(k.to_string(), v);
+        }
+    }
+    ordered.extend(o);
+    out.push(Value::Object(ordered));
 }
