@@ -81,7 +81,11 @@ pub(crate) fn text_of(seg: &Segment, role: Role, vars: &Vars) -> Option<String> 
         Segment::LongText(t) => Some(vars.apply(&t.content)),
         Segment::Memory(_) | Segment::Skills(_) => super::segment_text(seg, vars),
         Segment::Document(d) if !is_block_document(d) => super::segment_text(seg, vars),
-        Segment::Media(m) if !(m.media_type == MediaType::Image && role == Role::User) && m.ext.is_empty() => {
+        Segment::Media(m)
+            if !(m.media_type == MediaType::Image && role == Role::User)
+                && m.ext.provider.is_none()
+                && m.ext.cache_control.is_none() =>
+        {
             super::segment_text(seg, vars)
         }
         _ => None,

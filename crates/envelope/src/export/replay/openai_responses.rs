@@ -46,7 +46,13 @@ pub fn request(envelope: &Envelope, notices: &mut Vec<Notice>) -> Value {
         }
         // An empty `input` is left out: a request that continues a stored
         // response or uses a stored prompt may send none.
-        None if input.is_empty() => {}
+        // (An empty `input` the request had is a kept setting: it stands
+        // after `instructions`, as the export writes it.)
+        None if input.is_empty() => {
+            if let Some(kept) = body.shift_remove("input") {
+                body.insert("input".into(), kept);
+            }
+        }
         None => {
             body.insert("input".into(), input.into());
         }
