@@ -18,9 +18,25 @@ pub fn src_allowed(media_type: MediaType, url: &str) -> bool {
 /// video with the native player for http(s) URLs, else an icon card.
 #[component]
 pub fn MediaSegment(segment: Media) -> impl IntoView {
-    let failed = RwSignal::new(false);
     let Media { media_type, url, alt_text, .. } = segment;
-    let alt = alt_text.clone().unwrap_or_default();
+    view! {
+        <div class="seg seg-media" data-kind="media" data-media-type=media_type.as_str()>
+            <MediaView media_type url alt=alt_text.unwrap_or_default()/>
+        </div>
+    }
+}
+
+/// One image, audio or video by URL, as [`MediaSegment`] shows it (also a
+/// tool result's image blocks): remote media held until the user consents.
+#[component]
+pub fn MediaView(
+    media_type: MediaType,
+    /// The URL as written (http(s) or `data:`).
+    url: String,
+    /// The alternative text (empty: none).
+    alt: String,
+) -> impl IntoView {
+    let failed = RwSignal::new(false);
     let icon = match media_type {
         MediaType::Image => "image-off",
         MediaType::Audio => "music",
@@ -94,6 +110,5 @@ pub fn MediaSegment(segment: Media) -> impl IntoView {
         .into_any(),
         _ => card().into_any(),
     };
-    let inner = move || if !remote || consent.allowed() { build().into_any() } else { held().into_any() };
-    view! { <div class="seg seg-media" data-kind="media" data-media-type=media_type.as_str()>{inner}</div> }
+    move || if !remote || consent.allowed() { build().into_any() } else { held().into_any() }
 }
