@@ -394,7 +394,9 @@ impl SegmentSize {
         const PANEL: f64 = 42.0;
         const HEAD: f64 = 36.0;
         let none = TextAmount::default();
-        match segment {
+        // The cache breakpoint's mark after the segment.
+        let mark = if segment.cache_control().is_some() { 26.0 } else { 0.0 };
+        let size = match segment {
             Segment::Text(t) => {
                 let text = TextAmount::prose(&t.content);
                 SegmentSize { closed: (4.0, text), open: (4.0, text), open_max: None }
@@ -427,13 +429,29 @@ impl SegmentSize {
                 let rows = 26.0 * s.arguments.len().max(1) as f64;
                 SegmentSize { closed: (HEAD, none), open: (HEAD + 16.0 + rows, none), open_max: None }
             }
-            Segment::ToolCallResult(s) => SegmentSize {
-                closed: (HEAD, none),
-                open: (HEAD + 20.0, TextAmount::mono(&s.result)),
-                open_max: Some(HEAD + 420.0),
-            },
+            Segment::ToolCallResult(s) => {
+                // Content blocks below the text: images (thumbnails) and cards; text blocks are the text.
+                let blocks: f64 = s
+                    .content
+                    .iter()
+                    .flatten()
+                    .map(|b| match b.get("type").and_then(serde_json::Value::as_str) {
+                        Some("text") => 0.0,
+                        Some("image") => 310.0,
+                        _ => 30.0,
+                    })
+                    .sum();
+                SegmentSize {
+                    closed: (HEAD, none),
+                    open: (HEAD + 20.0 + blocks, TextAmount::mono(&s.result)),
+                    open_max: Some(HEAD + 420.0 + blocks),
+                }
+            }
             Segment::Document(d) => {
-                let card = 76.0 + if d.parsed_content.as_deref().is_some_and(|p| !p.is_empty()) { 30.0 } else { 0.0 };
+                let refs = [d.url.is_some(), d.file_id.is_some(), d.data.is_some()].iter().filter(|b| **b).count();
+                let card = 76.0
+                    + 18.0 * refs as f64
+                    + if d.parsed_content.as_deref().is_some_and(|p| !p.is_empty()) { 30.0 } else { 0.0 };
                 let snippet = TextAmount::prose(&d.snippet);
                 let parsed = d.parsed_content.as_deref().map(TextAmount::mono).unwrap_or_default();
                 SegmentSize { closed: (card, snippet), open: (card + 16.0, snippet.plus(parsed)), open_max: None }
@@ -461,6 +479,16 @@ impl SegmentSize {
                 let rows = 18.0 * (b.block.len() + 2) as f64;
                 SegmentSize { closed: (HEAD, none), open: (HEAD + 20.0 + rows, none), open_max: Some(HEAD + 420.0) }
             }
+        };
+        size.plus_fixed(mark)
+    }
+
+    /// The same with `h` px more, open or closed.
+    fn plus_fixed(self, h: f64) -> SegmentSize {
+        SegmentSize {
+            closed: (self.closed.0 + h, self.closed.1),
+            open: (self.open.0 + h, self.open.1),
+            open_max: self.open_max.map(|m| m + h),
         }
     }
 

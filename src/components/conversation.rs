@@ -841,6 +841,9 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
     let chunked = m.segments.len() > CHUNK;
     let id = m.id.clone();
     let (icon, priority) = (role_icon(m.role), m.truncation_priority);
+    // The provider's name and spelling of the role (fidelity extension), cut to a badge.
+    let badge_text = |s: &String| envelope::display::shown(&s.chars().take(64).collect::<String>()).into_owned();
+    let (name, provider_role) = (m.ext.name.as_ref().map(badge_text), m.ext.provider_role.as_ref().map(badge_text));
     // A reply (or a tool's answer) kept without what it answers is explained.
     let is_reply = matches!(m.role, Role::Assistant | Role::Tool);
     let time = browser::format_time(m.timestamp_ms());
@@ -853,6 +856,16 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
             aria-posinset={index + 1} aria-setsize=total on:click=move |_| nav.select(index)>
             <header class="msg-head">
                 <h2 class="role"><Ico name=icon/>" "{role}</h2>
+                {provider_role.map(|r| view! {
+                    <span class="badge msg-ext" title="The role as the provider spelled it">
+                        <span class="visually-hidden">"provider role "</span>{r}
+                    </span>
+                })}
+                {name.map(|n| view! {
+                    <span class="badge msg-ext" title="The message's name">
+                        <span class="visually-hidden">"name "</span>{n}
+                    </span>
+                })}
                 <time class="muted">{time}</time>
                 <a class="msg-id muted" href=link title="Link to this message"
                     on:click=move |ev| { ev.prevent_default(); nav.reveal_message(index) }>{id.clone()}</a>

@@ -109,6 +109,25 @@ pub fn VarText(
     }
 }
 
+/// Plain text shown exactly as written (no variables: text the export sends
+/// unchanged), white space kept by CSS, cut when very long like [`VarText`].
+#[component]
+pub fn PlainText(
+    #[prop(into)] text: String,
+    /// Wrapping element class.
+    #[prop(optional)]
+    class: &'static str,
+) -> impl IntoView {
+    let whole = RwSignal::new(false);
+    move || {
+        let (text, hidden) = cut(&text, whole);
+        view! {
+            <span class=format!("plain {class}")>{shown(text).into_owned()}</span>
+            {(hidden > 0).then(|| cut_note(hidden, whole))}
+        }
+    }
+}
+
 /// `text`, cut after [`envelope::display::PLAIN_MAX_BYTES`] unless `whole`
 /// is set, and how many characters the cut leaves out.
 pub fn cut(text: &str, whole: RwSignal<bool>) -> (&str, usize) {

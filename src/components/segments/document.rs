@@ -42,8 +42,9 @@ fn file_icon(mime: &str) -> &'static str {
     }
 }
 
-/// An uploaded file: a card with an icon by type, name, size and snippet;
-/// the parsed content the model reads unfolds.
+/// An uploaded file: a card with an icon by type, name, size, where the
+/// provider finds it (URL, file id; its bytes are kept, not shown) and
+/// snippet; the parsed content the model reads unfolds.
 #[component]
 pub fn DocumentSegment(segment: Document) -> impl IntoView {
     let toggle = Toggle::new(false);
@@ -60,6 +61,17 @@ pub fn DocumentSegment(segment: Document) -> impl IntoView {
                         <span>{segment.mime_type.clone()}</span>" · "
                         <span title=format!("{} bytes", segment.size_bytes)>{human_size(segment.size_bytes)}</span>
                     </div>
+                    {segment.url.clone().map(|u| view! {
+                        <div class="doc-ref"><span class="label">"URL "</span><span class="doc-ref-val">{envelope::display::shown(&u).into_owned()}</span></div>
+                    })}
+                    {segment.file_id.clone().map(|f| view! {
+                        <div class="doc-ref"><span class="label">"File id "</span><span class="doc-ref-val">{envelope::display::shown(&f).into_owned()}</span></div>
+                    })}
+                    {segment.data.as_ref().map(|d| view! {
+                        <div class="doc-ref doc-data" data-testid="doc-data">
+                            {format!("base64 data kept · {} (not shown)", crate::components::count(d.len(), "char"))}
+                        </div>
+                    })}
                     <p class="doc-snippet"><VarText text=segment.snippet.clone()/></p>
                 </div>
             </div>

@@ -1,10 +1,13 @@
 //! One component per segment kind, chosen by [`SegmentView`]'s single `match`.
 //! Each segment's root element carries `data-kind`.
 
+mod cache_mark;
 mod document;
 mod long_text;
 mod media;
 mod memory;
+mod provider_block;
+mod reasoning;
 mod skills;
 mod static_var;
 mod system_prompt;
@@ -13,10 +16,13 @@ mod tool_call_request;
 mod tool_call_result;
 mod tool_overview;
 
+pub use cache_mark::{cache_label, CacheMark};
 pub use document::{human_size, DocumentSegment};
 pub use long_text::LongTextSegment;
-pub use media::MediaSegment;
+pub use media::{MediaSegment, MediaView};
 pub use memory::MemorySegment;
+pub use provider_block::{BlockRole, ProviderBlockSegment};
+pub use reasoning::ReasoningSegment;
 pub use skills::SkillsSegment;
 pub use static_var::StaticVarSegment;
 pub use system_prompt::SystemPromptSegment;
@@ -36,6 +42,14 @@ pub fn SegmentView(
     /// Where it stands (for call pairing).
     at: At,
 ) -> impl IntoView {
+    // A cache breakpoint is marked after the segment, in every mode.
+    let cache = segment.cache_control().cloned().map(|c| view! { <CacheMark cache_control=c/> });
+    view! { {segment_view(segment, at)}{cache} }.into_any()
+}
+
+/// The segment itself: its editor in Edit mode (for kinds with editable
+/// values), else its kind's component.
+fn segment_view(segment: Segment, at: At) -> AnyView {
     // Edit mode shows the editable values as fields (a toggle, not an edit).
     if let Some(editing) = use_context::<crate::edit::Editing>() {
         if editing.on.get_untracked() {
@@ -56,8 +70,7 @@ pub fn SegmentView(
         Segment::Document(s) => view! { <DocumentSegment segment=s/> }.into_any(),
         Segment::LongText(s) => view! { <LongTextSegment segment=s/> }.into_any(),
         Segment::Media(s) => view! { <MediaSegment segment=s/> }.into_any(),
-        // Not rendered yet (the fidelity extension's kinds): their kind only.
-        Segment::Reasoning(_) => view! { <div class="seg" data-kind="reasoning"></div> }.into_any(),
-        Segment::ProviderBlock(_) => view! { <div class="seg" data-kind="provider_block"></div> }.into_any(),
+        Segment::Reasoning(s) => view! { <ReasoningSegment segment=s/> }.into_any(),
+        Segment::ProviderBlock(s) => view! { <ProviderBlockSegment segment=s/> }.into_any(),
     }
 }
