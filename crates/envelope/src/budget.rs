@@ -6,6 +6,7 @@ use crate::parts::{Part, IMAGE_TOKENS};
 use crate::truncate::common_prefix_len;
 use crate::truncate::{plan, Limit, PartBudget, Plan, TruncateError, TurnCache};
 
+pub mod breakpoints;
 mod curve;
 use crate::types::{Envelope, Role, Segment};
 
