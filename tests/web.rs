@@ -1161,3 +1161,156 @@ async fn pathological_markdown_stays_plain_until_asked() {
     assert!(all(&texts[0], "[data-testid=md-fallback]").is_empty(), "asked: no longer held");
     assert!(one(&texts[0], ".md").text_content().unwrap().contains("deep"));
 }
+
+/// The fidelity extension's data: reasoning (plain, signed; redacted),
+/// provider blocks, cache breakpoints, a result's content blocks, a
+/// document's source and a message's provider name and role.
+fn fidelity_doc() -> Arc<Doc> {
+    let signature = "S".repeat(344);
+    let text = serde_json::json!({
+        "version": "1.0",
+        "source": "anthropic",
+        "messages": [
+            {"id": "s", "role": "system", "timestamp": 0, "providerRole": "developer", "segments": [
+                {"kind": "system_prompt", "content": "Be brief.", "collapsed": false,
+                 "cacheControl": {"type": "ephemeral", "ttl": "1h"}}
+            ]},
+            {"id": "u", "role": "user", "timestamp": 1, "name": "example_user", "segments": [
+                {"kind": "text", "content": "Look", "cacheControl": {"type": "ephemeral"}},
+                {"kind": "document", "fileName": "spec.pdf", "mimeType": "application/pdf", "snippet": "", "sizeBytes": 3,
+                 "data": "JVBERg==", "url": "https://files.example/spec.pdf", "fileId": "file_123"}
+            ]},
+            {"id": "a", "role": "assistant", "timestamp": 2, "segments": [
+                {"kind": "reasoning", "content": "Think <b>step</b> by step", "summary": ["First <i>idea</i>", "Second"],
+                 "signature": signature, "collapsed": true},
+                {"kind": "reasoning", "content": "", "encrypted": "ENC".repeat(10), "collapsed": true},
+                {"kind": "provider_block", "format": "anthropic", "collapsed": true,
+                 "block": {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {"query": "<img src=x onerror=alert(1)>"}}},
+                {"kind": "provider_block", "format": "anthropic", "collapsed": false,
+                 "block": {"type": "web_search_tool_result", "tool_use_id": "srv_1", "content": []}},
+                {"kind": "tool_call_request", "toolName": "shot", "arguments": {}, "collapsed": true, "callId": "c1"}
+            ]},
+            {"id": "t", "role": "tool", "timestamp": 3, "segments": [
+                {"kind": "tool_call_result", "toolName": "shot", "result": "see image", "success": false, "collapsed": false,
+                 "callId": "c1", "content": [
+                    {"type": "text", "text": "see image"},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                     "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="}},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/svg+xml", "data": "PHN2Zz4="}},
+                    {"type": "image", "source": {"type": "url", "url": "https://img.example/a.png"}},
+                    {"type": "document", "title": "Report <b>Q3</b>", "source": {"type": "url", "url": "https://x.example/r.pdf"}}
+                 ]}
+            ]}
+        ]
+    })
+    .to_string();
+    Doc::load(Source::Pasted, text.as_bytes()).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+#[wasm_bindgen_test]
+async fn reasoning_is_plain_read_only_and_never_shows_its_signature() {
+    let (el, _h) = mount_conversation(fidelity_doc());
+    settle().await;
+    let reasoning = all(&el, "[data-kind=reasoning]");
+    assert_eq!(reasoning.len(), 2);
+    let text = reasoning[0].text_content().unwrap();
+    assert!(text.contains("Reasoning") && !text.contains("Redacted"), "{text}");
+    assert_eq!(one(&reasoning[0], "[data-testid=reasoning-signed]").text_content().unwrap(), "signed · 344 chars");
+    assert!(!text.contains("SSSS"), "the signature is never shown");
+    assert_eq!(expanded(&el, "reasoning", 0), "false", "collapsed as the document says");
+    assert!(!text.contains("step by"), "the text waits until opened");
+    toggle(&el, "reasoning", 0);
+    tick().await;
+    let r = &all(&el, "[data-kind=reasoning]")[0];
+    assert_eq!(one(r, ".reasoning-text").text_content().unwrap(), "Think <b>step</b> by step", "plain text, escaped");
+    assert!(all(r, "b").is_empty() && all(r, "i").is_empty(), "no markup from the text");
+    let summary: Vec<String> = all(r, ".reasoning-summary li").iter().map(|li| li.text_content().unwrap()).collect();
+    assert_eq!(summary, ["First <i>idea</i>", "Second"]);
+    assert!(!r.text_content().unwrap().contains("SSSS"));
+    assert!(all(r, "input, textarea, [contenteditable]").is_empty(), "read-only");
+
+    let redacted = &all(&el, "[data-kind=reasoning]")[1];
+    assert!(redacted.text_content().unwrap().contains("Redacted reasoning"));
+    assert_eq!(one(redacted, "[data-testid=reasoning-encrypted]").text_content().unwrap(), "encrypted · 30 chars");
+    toggle(&el, "reasoning", 1);
+    tick().await;
+    assert!(!all(&el, "[data-kind=reasoning]")[1].text_content().unwrap().contains("ENCENC"));
+}
+
+#[wasm_bindgen_test]
+async fn provider_blocks_show_type_tool_format_and_escaped_json() {
+    let (el, _h) = mount_conversation(fidelity_doc());
+    settle().await;
+    let blocks = all(&el, "[data-kind=provider_block]");
+    assert_eq!(blocks.len(), 2);
+    assert!(blocks[0].class_list().contains("pb-call") && blocks[1].class_list().contains("pb-result"));
+    assert_eq!(one(&blocks[0], ".pb-type").text_content().unwrap(), "server_tool_use");
+    assert_eq!(one(&blocks[0], ".pb-tool").text_content().unwrap(), "web_search");
+    assert!(blocks[0].text_content().unwrap().contains("Anthropic Messages"));
+    assert_eq!(one(&blocks[1], ".pb-type").text_content().unwrap(), "web_search_tool_result");
+    assert!(all(&blocks[1], ".pb-tool").is_empty(), "a result names no tool");
+    // The first is collapsed, the second open (from the data).
+    assert_eq!(expanded(&el, "provider_block", 0), "false");
+    assert!(one(&blocks[1], "pre.pb-json").text_content().unwrap().contains("\"tool_use_id\": \"srv_1\""));
+    toggle(&el, "provider_block", 0);
+    tick().await;
+    let first = &all(&el, "[data-kind=provider_block]")[0];
+    let json = one(first, "pre.pb-json").text_content().unwrap();
+    assert!(json.contains("\"query\": \"<img src=x onerror=alert(1)>\""), "{json}");
+    assert!(all(first, "img").is_empty(), "the block's strings are text");
+}
+
+#[wasm_bindgen_test]
+async fn cache_breakpoints_are_marked_after_their_segment() {
+    let (el, _h) = mount_conversation(fidelity_doc());
+    settle().await;
+    let marks = all(&el, "[data-testid=cache-mark]");
+    let labels: Vec<String> = marks.iter().map(|m| m.text_content().unwrap()).collect();
+    assert_eq!(labels, ["Cache breakpoint · ttl 1h", "Cache breakpoint"]);
+    assert!(marks.iter().all(|m| m.get_attribute("role").as_deref() == Some("note")));
+    // Right after the segment it belongs to.
+    let prev = marks[1].previous_element_sibling().unwrap();
+    assert_eq!(prev.get_attribute("data-kind").as_deref(), Some("text"));
+    let prev = marks[0].previous_element_sibling().unwrap();
+    assert_eq!(prev.get_attribute("data-kind").as_deref(), Some("system_prompt"));
+}
+
+#[wasm_bindgen_test]
+async fn a_failed_result_shows_its_image_and_document_blocks() {
+    let (el, _h) = mount_conversation(fidelity_doc());
+    settle().await;
+    let result = one(&el, "[data-kind=tool_call_result]");
+    let badges: Vec<String> = all(&result, ".result-head .badge").iter().map(|b| b.text_content().unwrap()).collect();
+    assert!(badges.contains(&"error".to_string()), "{badges:?}");
+    assert!(badges.contains(&"2 images".to_string()), "{badges:?}");
+    // The PNG as a data: URL; the SVG not as an image; the remote image held.
+    let imgs = all(&result, ".result-blocks img");
+    assert_eq!(imgs.len(), 1);
+    assert!(imgs[0].get_attribute("src").unwrap().starts_with("data:image/png;base64,iVBOR"));
+    assert_eq!(all(&result, ".result-blocks [data-testid=media-held]").len(), 1, "remote image waits for consent");
+    let cards: Vec<String> =
+        all(&result, "[data-testid=result-block]").iter().map(|c| c.text_content().unwrap()).collect();
+    assert_eq!(cards.len(), 2, "{cards:?}");
+    assert!(cards[0].contains("image") && cards[0].contains("image/svg+xml"), "{cards:?}");
+    assert!(cards[1].contains("document") && cards[1].contains("Report <b>Q3</b>"), "{cards:?}");
+    assert!(all(&result, ".result-blocks b").is_empty());
+}
+
+#[wasm_bindgen_test]
+async fn documents_say_where_the_provider_finds_them_and_messages_their_provider_name() {
+    let (el, _h) = mount_conversation(fidelity_doc());
+    settle().await;
+    let doc = one(&el, "[data-kind=document]");
+    let text = doc.text_content().unwrap();
+    assert!(text.contains("https://files.example/spec.pdf") && text.contains("file_123"), "{text}");
+    assert_eq!(one(&doc, "[data-testid=doc-data]").text_content().unwrap(), "base64 data kept · 8 chars (not shown)");
+    assert!(!text.contains("JVBERg"), "the data is not shown");
+    assert!(all(&doc, "a").is_empty(), "the URL is text, not a link");
+
+    let head = |id: &str| one(&el, &format!("[data-message-id={id}] .msg-head"));
+    let system: Vec<String> = all(&head("s"), ".msg-ext").iter().map(|b| b.text_content().unwrap()).collect();
+    assert_eq!(system, ["provider role developer"]);
+    let user: Vec<String> = all(&head("u"), ".msg-ext").iter().map(|b| b.text_content().unwrap()).collect();
+    assert_eq!(user, ["name example_user"]);
+    assert!(all(&head("a"), ".msg-ext").is_empty());
+}
