@@ -285,10 +285,20 @@ fn import_prints_the_envelope_and_notes_what_has_no_place() {
     let loaded = envelope::parse(&out(&o)).expect("the output is a valid envelope");
     assert_eq!(loaded.envelope.model.as_deref(), Some("claude-sonnet-4-5"));
     assert!(out(&o).ends_with("}\n") && out(&o).starts_with("{\n  \"version\": \"1.0\""));
+    // The fidelity extension keeps the cache breakpoints and the server tool: nothing to note.
+    assert_eq!(err(&o), "");
+    assert!(out(&o).contains("\"cacheControl\"") && out(&o).contains("\"web_search_20250305\""));
+    // What still has no place is noted on stderr, the envelope printed all the same.
+    let empty = Temp::new(
+        "import-empty-message.json",
+        br#"{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[]},{"role":"user","content":"hi"}]}"#,
+    );
+    let o = pep(&["import", empty.path()]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    envelope::parse(&out(&o)).expect("the output is a valid envelope");
     let e = err(&o);
-    assert!(e.lines().all(|l| l.starts_with(&format!("{file}: note: "))), "{e}");
-    assert!(e.contains(&format!("{file}: note: system[1].cache_control: a cache breakpoint")), "{e}");
-    assert!(e.contains(&format!("{file}: note: tools[2]: the server tool `web_search_20250305`")), "{e}");
+    assert!(e.lines().all(|l| l.starts_with(&format!("{}: note: ", empty.path()))), "{e}");
+    assert!(e.contains(&format!("{}: note: messages[0]: this message sends nothing", empty.path())), "{e}");
     // Each format, detected or named.
     for (dir, from) in [("openai", "openai"), ("responses", "responses"), ("anthropic", "anthropic")] {
         let file = format!("{REQUESTS}/{dir}/tools-and-params.json");
@@ -398,12 +408,24 @@ fn diff_reads_provider_requests_of_different_formats() {
     let text = out(&o);
     assert!(text.contains("- Hi") && text.contains("+ Hello"), "{text}");
     assert!(text.contains("+ params"), "{text}");
-    // The same request as Anthropic Messages and as OpenAI Chat is equal once imported.
+    // The same request as Anthropic Messages and as OpenAI Chat sends the
+    // same prompt; only where it came from and its shape (fidelity: `source`,
+    // `contentParts`) differ, and the diff says so.
     let c = Temp::new(
         "diff-anthropic-same.json",
         br#"{"system":"Be brief.","messages":[{"role":"user","content":[{"type":"text","text":"Hi"}]}],"model":"gpt-4o"}"#,
     );
     let o = pep(&["diff", a.path(), c.path()]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
+    let text = out(&o);
+    assert!(text.contains("~ source: \"openai\" → \"anthropic\"") && text.contains("+ contentParts = true"), "{text}");
+    assert!(text.contains("the prompts are identical") && !text.contains("- Hi"), "{text}");
+    // The same request in the same format is equal.
+    let d = Temp::new(
+        "diff-chat-again.json",
+        br#"{"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}],"model":"gpt-4o"}"#,
+    );
+    let o = pep(&["diff", a.path(), d.path()]);
     assert_eq!(o.status.code(), Some(0), "{}{}", out(&o), err(&o));
 }
 
