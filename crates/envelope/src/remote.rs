@@ -60,6 +60,15 @@ pub fn remote_media(env: &Envelope) -> RemoteMedia {
         for s in &m.segments {
             match s {
                 Segment::Media(media) if is_remote(&media.url) => out.add(&media.url),
+                // Images by URL inside a tool result's content blocks.
+                Segment::ToolCallResult(r) => {
+                    for block in r.content.iter().flatten() {
+                        let url = block.get("source").and_then(|s| s.get("url")).and_then(serde_json::Value::as_str);
+                        if let Some(url) = url.filter(|u| is_remote(u)) {
+                            out.add(url);
+                        }
+                    }
+                }
                 Segment::Text(t) => markdown_images(&t.content, &mut out),
                 Segment::SystemPrompt(t) => markdown_images(&t.content, &mut out),
                 Segment::Skills(sk) => {

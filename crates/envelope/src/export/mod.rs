@@ -20,7 +20,6 @@ pub mod anthropic;
 pub mod curl;
 #[cfg(feature = "providers")]
 pub mod openai_responses;
-#[cfg(feature = "providers")]
 pub mod replay;
 mod target;
 

@@ -98,6 +98,11 @@ pub fn request(
     keep_tools: bool,
     notices: &mut Vec<Notice>,
 ) -> Value {
+    // An envelope imported from a Chat request is that request again
+    // (docs/EXTENSIONS.md); a truncated one is written from what it means.
+    if envelope.source == Some(crate::types::RequestFormat::Openai) && keep.is_none() && keep_tools {
+        return super::replay::openai_chat::request(envelope, notices);
+    }
     let mut body = Map::new();
     // `envelope.model or "gpt-4o"`: an empty model is no model (as for `parsedContent`).
     let model = named_model(envelope).unwrap_or(DEFAULT_MODEL);
@@ -148,6 +153,20 @@ pub fn openai_json(envelope: &Envelope) -> String {
 /// spaces and `{`; strings never span lines in pretty JSON), so it holds for
 /// whatever settings come before `messages`.
 pub fn message_lines(c: &Contributions, pretty: &str) -> Vec<Option<usize>> {
+    message_lines_counted(c.messages.iter().map(|m| message_json(m).len()), pretty)
+}
+
+/// [`message_lines`] for the request [`request`] writes for `envelope`
+/// (its replay when the envelope came from a Chat request).
+pub fn message_lines_of(envelope: &Envelope, c: &Contributions, pretty: &str) -> Vec<Option<usize>> {
+    if envelope.source == Some(crate::types::RequestFormat::Openai) {
+        return message_lines_counted(super::replay::openai_chat::entries(envelope), pretty);
+    }
+    message_lines(c, pretty)
+}
+
+/// The lines where the entries start, given how many entries each message gives.
+fn message_lines_counted(counts: impl Iterator<Item = usize>, pretty: &str) -> Vec<Option<usize>> {
     let mut starts = Vec::new();
     let mut inside = false;
     for (i, line) in pretty.lines().enumerate() {
@@ -160,10 +179,8 @@ pub fn message_lines(c: &Contributions, pretty: &str) -> Vec<Option<usize>> {
         }
     }
     let mut next = 0;
-    c.messages
-        .iter()
-        .map(|m| {
-            let n = message_json(m).len();
+    counts
+        .map(|n| {
             let at = (n > 0).then(|| starts.get(next).copied()).flatten();
             next += n;
             at

@@ -12,8 +12,10 @@
 //! that format; a block kept verbatim for another format is not sent, and a
 //! notice says so.
 
+#[cfg(feature = "providers")]
 pub mod anthropic;
 pub mod openai_chat;
+#[cfg(feature = "providers")]
 pub mod openai_responses;
 
 use serde_json::{Map, Value};
@@ -24,6 +26,7 @@ use crate::template::Vars;
 use crate::types::*;
 
 /// What replay needs of an envelope besides the envelope.
+#[cfg_attr(not(feature = "providers"), allow(dead_code))]
 pub(crate) struct Ctx<'a> {
     pub envelope: &'a Envelope,
     pub vars: Vars,
@@ -61,6 +64,7 @@ impl<'a> Ctx<'a> {
 
 /// The envelope's messages grouped into provider messages: a message that
 /// `continues` joins the group before it.
+#[cfg(feature = "providers")]
 pub(crate) fn groups(envelope: &Envelope) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = Vec::new();
     for (i, m) in envelope.messages.iter().enumerate() {

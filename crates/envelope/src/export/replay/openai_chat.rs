@@ -176,3 +176,16 @@ fn message(cx: &mut Ctx, mi: usize, m: &Message, out: &mut Vec<Value>) {
     ordered.extend(o);
     out.push(Value::Object(ordered));
 }
+
+/// How many `messages` entries each envelope message gives in the replay.
+pub fn entries(envelope: &Envelope) -> impl Iterator<Item = usize> + '_ {
+    envelope.messages.iter().map(|m| {
+        if super::holder(m) && !m.segments.is_empty() {
+            0
+        } else if m.role == Role::Tool {
+            m.segments.iter().filter(|s| matches!(s, Segment::ToolCallResult(_))).count()
+        } else {
+            1
+        }
+    })
+}
