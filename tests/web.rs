@@ -520,7 +520,12 @@ const CHAT: &str = r##"{"version": "1.0", "messages": [
 
 /// Mounts the conversation and the Budget tab over one document, with counts.
 fn mount_budget() -> (HtmlElement, impl Drop, Budget) {
-    let doc = Doc::load(Source::Pasted, CHAT.as_bytes()).unwrap();
+    mount_budget_of(CHAT)
+}
+
+/// As [`mount_budget`], over the document `text`.
+fn mount_budget_of(text: &str) -> (HtmlElement, impl Drop, Budget) {
+    let doc = Doc::load(Source::Pasted, text.as_bytes()).unwrap();
     let el = host();
     let slot = Arc::new(std::sync::Mutex::new(None));
     let slot2 = slot.clone();
@@ -625,6 +630,49 @@ async fn budget_controls_and_views() {
     let report = one(&el, "[data-testid=inspect]").text_content().unwrap();
     assert!(report.contains("\"keptTokens\": 50"), "{report}");
     assert!(one(&el, "[data-testid=cache-chart] svg polyline").get_attribute("points").is_some());
+}
+
+#[wasm_bindgen_test]
+async fn the_budget_lists_cache_breakpoints_with_the_tokens_up_to_each() {
+    // One "token" per byte (`byte_counts`): tools (their JSON), then the
+    // system prompt, then the user's segments.
+    let text = serde_json::json!({"version": "1.0", "messages": [
+        {"id": "sys", "role": "system", "timestamp": 0, "segments": [
+            {"kind": "system_prompt", "content": "0123456789", "collapsed": false,
+             "cacheControl": {"type": "ephemeral", "ttl": "1h"}},
+            {"kind": "tool_overview", "collapsed": true,
+             "items": [{"name": "search", "description": "d", "cacheControl": {"type": "ephemeral"}}]}]},
+        {"id": "u1", "role": "user", "timestamp": 1, "segments": [
+            {"kind": "text", "content": "aaaaa"},
+            {"kind": "media", "mediaType": "image", "url": "https://img.example/x.png"},
+            {"kind": "text", "content": "bbbbb", "cacheControl": {"type": "ephemeral"}}]}
+    ]})
+    .to_string();
+    let (el, _h, _budget) = mount_budget_of(&text);
+    tick().await;
+    let doc = Doc::load(Source::Pasted, text.as_bytes()).unwrap();
+    let counted = byte_counts(&doc);
+    let tools = counted.parts.iter().find(|p| p.message.is_none()).unwrap().tokens;
+    let cells = |row: &Element| all(row, "td").iter().map(|c| c.text_content().unwrap()).collect::<Vec<_>>();
+    let rows: Vec<Vec<String>> =
+        all(&el, "[data-testid=cache-breakpoints] [data-testid=breakpoint]").iter().map(cells).collect();
+    let n = envelope::display::thousands;
+    let user: u64 = (0..3).filter_map(|j| counted.segment_tokens(1, j)).sum();
+    assert_eq!(
+        rows,
+        [
+            vec!["tool search".to_string(), "5m (default)".into(), n(tools)],
+            vec!["message sys · segment 1".into(), "1h".into(), n(tools + 10)],
+            // The image before it makes the count an estimate.
+            vec!["message u1 · segment 3".into(), "5m (default)".into(), format!("≈ {}", n(tools + 10 + user))],
+        ]
+    );
+    assert_eq!(one(&el, "[data-testid=cache-breakpoints] h3").text_content().unwrap(), "Cache breakpoints");
+
+    // A document without any: no section.
+    let (el, _h, _budget) = mount_budget();
+    tick().await;
+    assert!(all(&el, "[data-testid=cache-breakpoints]").is_empty());
 }
 
 #[wasm_bindgen_test]

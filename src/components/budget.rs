@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use crate::components::icons::Ico;
+use envelope::budget::breakpoints::{breakpoints, BreakAt};
 use envelope::budget::{cache_curve, category_totals, mean_hit, truncate_report, turn_ends, TurnPoint};
 use envelope::export::to_pretty;
 use envelope::truncate::Limit;
@@ -118,6 +119,7 @@ fn BudgetView(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
             {summary}
             <ContextBar doc=doc.clone() counted=counted.clone()/>
             <CacheChart doc=doc.clone() counted=counted.clone()/>
+            <CacheBreakpoints doc=doc.clone() counted=counted.clone()/>
             <PartsTable counted=counted.clone()/>
             <Inspect doc=doc.clone() counted=counted.clone()/>
         </div>
@@ -231,6 +233,50 @@ fn CacheChart(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
             {chart}
         </section>
     }
+}
+
+/// The document's cache breakpoints (the fidelity extension's
+/// `cacheControl`), in the order a provider caches the request: where each
+/// stands, its ttl, and the tokens up to it (what a cache hit there saves).
+/// Nothing when there are none.
+#[component]
+fn CacheBreakpoints(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
+    let list = breakpoints(&doc.envelope, &counted.parts);
+    (!list.is_empty()).then(|| {
+        let rows: Vec<AnyView> = list
+            .into_iter()
+            .map(|b| {
+                let at = match &b.at {
+                    BreakAt::Tool { name, .. } => format!("tool {name}"),
+                    BreakAt::Segment { message, segment } => {
+                        let id = doc.envelope.messages.get(*message).map_or("", |m| m.id.as_str());
+                        format!("message {id} · segment {}", segment + 1)
+                    }
+                };
+                let tokens = format!("{}{}", if b.estimate { "≈ " } else { "" }, fmt_int(b.tokens));
+                view! {
+                    <tr data-testid="breakpoint">
+                        <td>{at}</td>
+                        <td>{b.ttl.unwrap_or_else(|| "5m (default)".into())}</td>
+                        <td class="num">{tokens}</td>
+                    </tr>
+                }
+                .into_any()
+            })
+            .collect();
+        view! {
+            <section class="budget-section" data-testid="cache-breakpoints">
+                <h3>"Cache breakpoints"</h3>
+                <p class="muted small">"The provider caches the request up to each breakpoint (tools, then system, then messages): a cache hit there saves these tokens (o200k_base counts of what the export sends; ≈: images or uncounted blocks before it)."</p>
+                <div class="table-scroll" tabindex="0" role="region" aria-label="Cache breakpoints">
+                    <table class="parts">
+                        <thead><tr><th>"Where"</th><th>"TTL"</th><th>"Tokens up to it"</th></tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            </section>
+        }
+    })
 }
 
 /// Every part: tokens, priority, kept or dropped.
