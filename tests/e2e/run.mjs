@@ -1636,6 +1636,52 @@ test('Compare: two demos side by side with text changes marked, token counts as 
   await context.close();
 });
 
+test('Compare: an added or removed message shows its text; a message holding only the tool declarations counts their tokens', async (browser) => {
+  mkdirSync(shotDir, { recursive: true });
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/diff`);
+  await page.getByTestId('compare-before-select').selectOption('demo-d');
+  // Demo D's new version: the tools in a system message of their own, the
+  // first user message removed, a reply added at the end.
+  const d = JSON.parse(readFileSync(join(root, 'demos/d.json'), 'utf8'));
+  const sys = d.messages[0];
+  const tools = sys.segments.find((s) => s.kind === 'tool_overview');
+  sys.segments = sys.segments.filter((s) => s !== tools);
+  const removedText = d.messages[1].segments[0].content;
+  d.messages.splice(1, 1);
+  d.messages.splice(1, 0, { id: 'd-tools', role: 'system', timestamp: sys.timestamp, segments: [tools] });
+  d.messages.push({ id: 'd-added', role: 'user', timestamp: d.messages.at(-1).timestamp + 1, segments: [{ kind: 'text', content: 'An added question.\nOn two lines.' }] });
+  const file = join(root, 'target', 'e2e-compare-d.json');
+  writeFileSync(file, JSON.stringify(d, null, 2));
+  const expected = JSON.parse(pepFull('diff', '--format', 'json', 'demos/d.json', file).stdout);
+  await page.getByTestId('compare-after-select').selectOption('paste');
+  await page.getByTestId('compare-after-paste').fill(JSON.stringify(d, null, 2));
+  await page.getByTestId('compare-after-use').click();
+  const added = page.locator('[data-testid=compare-row][data-status=added]', { hasText: 'd-added' });
+  await added.waitFor({ timeout: 60000 });
+  // The added message's text, on the right, as inserted lines.
+  assert.deepEqual(await added.locator('.cmp-side.after [data-testid=compare-ins]').allTextContents(), ['An added question.', 'On two lines.']);
+  assert.equal(await added.locator('.cmp-side.before [data-testid=compare-segment]').count(), 0);
+  // The removed one's, on the left, from the first document.
+  const removed = page.locator('[data-testid=compare-row][data-status=removed]');
+  assert.equal(await removed.count(), 1);
+  const del = (await removed.locator('.cmp-side.before [data-testid=compare-del]').allTextContents()).join('\n');
+  assert.equal(del, removedText);
+  assert.equal(await removed.locator('.cmp-side.after [data-testid=compare-segment]').count(), 0);
+  // The tools' own message: their tokens, as `pep diff` counts them, not 0.
+  const want = expected.messages.find((m) => m.id === 'd-tools').tokensAfter;
+  assert.ok(want > 0, `pep diff counts the tools in their message: ${want}`);
+  const toolsRow = page.locator('[data-testid=compare-row]', { hasText: 'd-tools' });
+  assert.equal(await toolsRow.locator('.cmp-side.after .cmp-tokens').textContent(), `${want.toLocaleString('en-US')} tokens`);
+  assert.ok((await toolsRow.locator('.cmp-side.after [data-testid=compare-ins]').allTextContents()).join('\n').includes(`"name": "${tools.items[0].name}"`));
+  await removed.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shotDir, 'compare-added-removed.png') });
+  await toolsRow.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shotDir, 'compare-tools.png') });
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('Template: the example renders as a conversation with its parts; edited data updates it and the budget; errors say line and column', async (browser) => {
   mkdirSync(shotDir, { recursive: true });
   const { context, page } = await newPage(browser);

@@ -213,8 +213,15 @@ fn token_counts_are_the_budget_tabs() {
         let parts = count_parts(&part_texts(&e, &contributions(&e)), |s| count(s) as u64);
         let c = compare(&e, &e);
         assert_eq!(c.tokens_after, parts.iter().map(|p| p.tokens).sum::<u64>(), "{d}");
+        // The tools part counts in the message that declares the tools.
+        let tools: u64 = parts.iter().filter(|p| p.message.is_none()).map(|p| p.tokens).sum();
+        let declares = e.messages.iter().position(|m| {
+            m.segments.iter().any(|s| matches!(s, envelope::Segment::ToolOverview(o) if !o.items.is_empty()))
+        });
         for p in parts.iter().filter(|p| p.message.is_some()) {
-            assert_eq!(c.messages[p.message.unwrap()].tokens_after, Some(p.tokens), "{d} {}", p.name);
+            let mi = p.message.unwrap();
+            let want = p.tokens + if declares == Some(mi) { tools } else { 0 };
+            assert_eq!(c.messages[mi].tokens_after, Some(want), "{d} {}", p.name);
         }
         assert!(c.cache.identical && c.cache.reusable == c.tokens_after);
     }

@@ -1,8 +1,9 @@
 //! `diff`: two documents (envelopes, or provider requests, imported) → what
 //! `pep diff --format json` reports: messages and segments added, removed
 //! and changed, line diffs of changed text, token counts before and after,
-//! and the cache break point (`envelope::diff`). The reply also carries both
-//! documents as envelopes, for the page to show them.
+//! and the cache break point (`envelope::diff`), with each added or removed
+//! message's segments and their text (`compare_in_full`). The reply also
+//! carries both documents as envelopes, for the page to show them.
 
 use envelope::Diagnostic;
 use serde::{Deserialize, Serialize};
@@ -138,7 +139,7 @@ pub enum Reply {
 /// Compares the two documents.
 #[cfg(feature = "engine")]
 pub fn run(request: Request) -> Result<Reply, String> {
-    use envelope::diff::{compare, load_any};
+    use envelope::diff::{compare_in_full, load_any};
     let a = match load_any(request.before.as_bytes()) {
         Ok(l) => l,
         Err(errors) => return Ok(Reply::Failed { side: "before".into(), errors }),
@@ -147,7 +148,8 @@ pub fn run(request: Request) -> Result<Reply, String> {
         Ok(l) => l,
         Err(errors) => return Ok(Reply::Failed { side: "after".into(), errors }),
     };
-    let c = compare(&a.envelope, &b.envelope);
+    // Added and removed messages with their segments' text, for the page.
+    let c = compare_in_full(&a.envelope, &b.envelope);
     let mut value = serde_json::to_value(&c).map_err(|e| e.to_string())?;
     if let Some(o) = value.as_object_mut() {
         o.insert("sentence".into(), Value::from(c.cache.sentence()));

@@ -109,7 +109,8 @@ fn diff_gives_the_cores_comparison_and_both_envelopes() {
     v["messages"][last]["segments"][0]["content"] = Value::from(format!("{seg}\nOne more line."));
     let b = serde_json::to_string_pretty(&v).unwrap();
     let diff::Reply::Compared { comparison, before, after } = diff_docs(&a, &b) else { panic!() };
-    let core = envelope::diff::compare(&envelope::parse(&a).unwrap().envelope, &envelope::parse(&b).unwrap().envelope);
+    let core =
+        envelope::diff::compare_in_full(&envelope::parse(&a).unwrap().envelope, &envelope::parse(&b).unwrap().envelope);
     let mut expected = serde_json::to_value(&core).unwrap();
     expected["sentence"] = Value::from(core.cache.sentence());
     assert_eq!(serde_json::to_value(&comparison).unwrap(), expected, "the page's types keep every field");

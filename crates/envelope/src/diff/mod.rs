@@ -9,7 +9,9 @@
 //!   counterpart at the same position has the same kind.
 //! - A changed segment shows a line diff of the text it sends (variables
 //!   substituted, as the model reads it) and the JSON fields that changed.
-//! - Token counts (o200k_base) per message before and after, and in total.
+//! - Token counts (o200k_base) per message before and after, and in total;
+//!   the `tools` array counts in the message that declares the tools
+//!   ([`message_tokens`]).
 //! - The cache break point ([`cache`]): the first token at which the two
 //!   prompts differ.
 
@@ -214,7 +216,7 @@ struct Side<'a> {
     c: Contributions,
     /// The prompt as counted items (see [`cache`]).
     items: Vec<cache::Placed>,
-    /// Tokens per message (by index): the parts' counts.
+    /// Tokens per message (by index): [`message_tokens`].
     tokens: Vec<u64>,
     total: u64,
 }
@@ -225,15 +227,54 @@ impl<'a> Side<'a> {
         // The items are the parts' strings (and images) in order, so their
         // counts add up to the parts' counts: tokenize once.
         let items = cache::items(env, &c);
-        let mut tokens = vec![0; env.messages.len()];
-        for p in &items {
-            if let Some(mi) = p.message {
-                tokens[mi] += p.tokens;
-            }
-        }
+        let tokens = message_tokens(env, &items);
         let total = items.iter().map(|p| p.tokens).sum();
         Side { env, c, items, tokens, total }
     }
+}
+
+/// Tokens per message (by index) of the counted `items`: each message's
+/// part (the Budget tab's count), and the `tools` array's tokens in the
+/// message that declares the tools (the first with a `tool_overview` that
+/// has items), so that a message holding only tool declarations is not
+/// "0 tokens" and the messages add up to the total.
+fn message_tokens(env: &Envelope, items: &[cache::Placed]) -> Vec<u64> {
+    let mut tokens = vec![0; env.messages.len()];
+    let declares = env
+        .messages
+        .iter()
+        .position(|m| m.segments.iter().any(|s| matches!(s, Segment::ToolOverview(o) if !o.items.is_empty())));
+    for p in items {
+        if let Some(mi) = p.message.or(declares) {
+            tokens[mi] += p.tokens;
+        }
+    }
+    tokens
+}
+
+/// Every segment of message `mi` of `side` as added (or removed), with the
+/// whole text it sends as inserted (or deleted) lines.
+fn whole_message(side: &Side, mi: usize, status: Status) -> Vec<SegmentDiff> {
+    let removed = status == Status::Removed;
+    let m = &side.env.messages[mi];
+    m.segments
+        .iter()
+        .enumerate()
+        .map(|(j, s)| {
+            let t = sent_text(&side.c, mi, j, s);
+            let (text, sent) =
+                if removed { (lines(&t, ""), (t, String::new())) } else { (lines("", &t), (String::new(), t)) };
+            SegmentDiff {
+                status,
+                before: removed.then_some(j),
+                after: (!removed).then_some(j),
+                kind: s.kind(),
+                text,
+                fields: Vec::new(),
+                sent,
+            }
+        })
+        .collect()
 }
 
 /// Pairs of message indices: by id, then by position (within the gap between
@@ -379,6 +420,18 @@ fn top_fields(a: &Envelope, b: &Envelope) -> Vec<json::FieldChange> {
 
 /// Compares two envelopes: `a` the previous version, `b` the new one.
 pub fn compare(a: &Envelope, b: &Envelope) -> Comparison {
+    compare_with(a, b, false)
+}
+
+/// As [`compare`], and each added or removed message also lists its
+/// segments (all added or all removed), each with the whole text it sends
+/// as inserted or deleted lines: for a view that shows both versions side
+/// by side (the app's Compare page), where `pep diff` only names the message.
+pub fn compare_in_full(a: &Envelope, b: &Envelope) -> Comparison {
+    compare_with(a, b, true)
+}
+
+fn compare_with(a: &Envelope, b: &Envelope, full: bool) -> Comparison {
     let (sa, sb) = (Side::new(a), Side::new(b));
     let mut messages = Vec::new();
     let fields = top_fields(a, b);
@@ -409,8 +462,18 @@ pub fn compare(a: &Envelope, b: &Envelope) -> Comparison {
                     d.status = Status::Changed;
                 }
             }
-            (Some(_), None) => d.status = Status::Removed,
-            _ => d.status = Status::Added,
+            (Some(i), None) => {
+                d.status = Status::Removed;
+                if full {
+                    d.segments = whole_message(&sa, i, Status::Removed);
+                }
+            }
+            (None, j) => {
+                d.status = Status::Added;
+                if let (true, Some(j)) = (full, j) {
+                    d.segments = whole_message(&sb, j, Status::Added);
+                }
+            }
         }
         if d.status != Status::Unchanged {
             equal = false;
@@ -511,4 +574,77 @@ pub fn render_text(c: &Comparison, name_a: &str, name_b: &str) -> String {
         out.push_str("the documents are equal\n");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(text: &str) -> Envelope {
+        crate::parse(text).unwrap_or_else(|e| panic!("{e:?}")).envelope
+    }
+
+    const TOOLS_ONLY: &str = r#"{"version":"1.0","messages":[
+        {"id":"t","role":"system","timestamp":0,"segments":[
+          {"kind":"tool_overview","collapsed":true,"items":[{"name":"search","description":"Search the web"}]}]},
+        {"id":"u","role":"user","timestamp":1,"segments":[{"kind":"text","content":"Hello there"}]}]}"#;
+
+    #[test]
+    fn the_tools_count_in_the_message_that_declares_them() {
+        let e = env(TOOLS_ONLY);
+        let c = compare(&e, &e);
+        let items = cache::items(&e, &contributions(&e));
+        let tools: u64 = items.iter().filter(|p| p.message.is_none()).map(|p| p.tokens).sum();
+        assert!(tools > 0);
+        assert_eq!(c.messages[0].tokens_after, Some(tools), "not 0 tokens");
+        assert_eq!(c.messages[1].tokens_after, Some(crate::tokens::count("Hello there") as u64));
+        let sum: u64 = c.messages.iter().filter_map(|m| m.tokens_after).sum();
+        assert_eq!(sum, c.tokens_after, "the messages add up to the total");
+        // No tools: nothing moves.
+        let plain = env(
+            r#"{"version":"1.0","messages":[{"id":"u","role":"user","timestamp":1,"segments":[{"kind":"text","content":"Hi"}]}]}"#,
+        );
+        assert_eq!(
+            message_tokens(&plain, &cache::items(&plain, &contributions(&plain))),
+            vec![crate::tokens::count("Hi") as u64]
+        );
+    }
+
+    #[test]
+    fn in_full_an_added_or_removed_message_lists_its_segments_text() {
+        let a = env(TOOLS_ONLY);
+        let b = env(r#"{"version":"1.0","messages":[
+            {"id":"u","role":"user","timestamp":1,"segments":[{"kind":"text","content":"Hello there"}]},
+            {"id":"n","role":"assistant","timestamp":2,"segments":[
+              {"kind":"text","content":"Line one\nline two"},
+              {"kind":"tool_call_request","toolName":"search","arguments":{"q":"x"},"collapsed":true}]}]}"#);
+        // `pep diff` names the message only.
+        assert!(compare(&a, &b).messages.iter().all(|m| m.status == Status::Unchanged || m.segments.is_empty()));
+        let c = compare_in_full(&a, &b);
+        let removed = c.messages.iter().find(|m| m.status == Status::Removed).unwrap();
+        assert_eq!(removed.segments.len(), 1);
+        let s = &removed.segments[0];
+        assert_eq!((s.status, s.before, s.after, s.kind), (Status::Removed, Some(0), None, "tool_overview"));
+        assert!(s.text.iter().flatten().all(|l| l.tag == "delete"));
+        assert!(s.text.iter().flatten().any(|l| l.text.contains("Search the web")), "{:?}", s.text);
+        let added = c.messages.iter().find(|m| m.status == Status::Added).unwrap();
+        let texts: Vec<Vec<(&str, &str)>> = added
+            .segments
+            .iter()
+            .map(|s| s.text.iter().flatten().map(|l| (l.tag, l.text.as_str())).collect())
+            .collect();
+        assert_eq!(
+            texts,
+            [vec![("insert", "Line one"), ("insert", "line two")], vec![("insert", r#"search({"q":"x"})"#)]]
+        );
+        assert!(added.segments.iter().enumerate().all(|(j, s)| s.status == Status::Added && s.after == Some(j)));
+        // The rest is the comparison `compare` makes.
+        let mut plain = compare(&a, &b);
+        for m in &mut plain.messages {
+            if m.status == Status::Added || m.status == Status::Removed {
+                m.segments = c.messages.iter().find(|n| n.id == m.id).unwrap().segments.clone();
+            }
+        }
+        assert_eq!(plain, c);
+    }
 }
