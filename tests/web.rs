@@ -676,6 +676,38 @@ async fn the_budget_lists_cache_breakpoints_with_the_tokens_up_to_each() {
 }
 
 #[wasm_bindgen_test]
+async fn the_template_gutter_scrolls_with_its_text() {
+    use pep_app::components::template::Editor;
+    let el = host();
+    let text = RwSignal::new((1..=120).map(|n| format!("line {n}")).collect::<Vec<_>>().join("\n"));
+    let _h = mount_to(el.clone(), move || {
+        view! { <Editor label="Template" testid="tpl" text error_line=Signal::stored(Some(80))/> }
+    });
+    tick().await;
+    let area: web_sys::HtmlTextAreaElement = one(&el, "[data-testid=tpl]").unchecked_into();
+    let gutter = one(&el, ".gutter");
+    assert!(area.scroll_height() > area.client_height(), "the text scrolls in its box");
+    area.set_scroll_top(900);
+    assert!(until(|| gutter.scroll_top() == area.scroll_top() && area.scroll_top() > 0).await, "the gutter follows");
+    // The error's number stands beside its line (line boxes of 18 px, 6 px
+    // of padding above the first): their middles within 2 px.
+    let line_mid = area.get_bounding_client_rect().top() + 6.0 + 79.5 * 18.0 - f64::from(area.scroll_top());
+    let mark = one(&gutter, ".ln.err");
+    assert_eq!(mark.text_content().unwrap().trim(), "80");
+    let r = mark.get_bounding_client_rect();
+    let mark_mid = (r.top() + r.bottom()) / 2.0;
+    assert!((mark_mid - line_mid).abs() < 2.0, "{mark_mid} vs {line_mid}");
+    // To the end, too (a horizontal scrollbar does not leave it behind).
+    area.set_scroll_top(1_000_000);
+    assert!(
+        until(|| gutter.scroll_top() == area.scroll_top()).await,
+        "{} vs {}",
+        gutter.scroll_top(),
+        area.scroll_top()
+    );
+}
+
+#[wasm_bindgen_test]
 async fn a_missing_worker_is_reported_not_awaited_forever() {
     let doc = Doc::load(Source::Pasted, CHAT.as_bytes()).unwrap();
     let el = host();

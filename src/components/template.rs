@@ -244,9 +244,11 @@ fn StatusLine(status: RwSignal<Status>) -> impl IntoView {
     }
 }
 
-/// A textarea with line numbers (the line of an error marked).
+/// A textarea with line numbers (the line of an error marked). The textarea
+/// scrolls (up to the box's height) and the gutter follows its scroll, so a
+/// number stays beside its line.
 #[component]
-fn Editor(
+pub fn Editor(
     label: &'static str,
     testid: &'static str,
     text: RwSignal<String>,
@@ -261,14 +263,22 @@ fn Editor(
             })
             .collect::<Vec<_>>()
     };
+    let gutter_el = NodeRef::<leptos::html::Pre>::new();
+    let follow = move |ev: web_sys::Event| {
+        let area: web_sys::HtmlTextAreaElement = event_target(&ev);
+        if let Some(g) = gutter_el.get_untracked() {
+            g.set_scroll_top(area.scroll_top());
+        }
+    };
     view! {
         <label class="editor">
             <span class="editor-label">{label}</span>
             <div class="editor-box">
-                <pre class="gutter" aria-hidden="true">{gutter}</pre>
+                <pre class="gutter" aria-hidden="true" node_ref=gutter_el>{gutter}</pre>
                 <textarea data-testid=testid spellcheck="false" wrap="off" autocomplete="off"
                     rows=move || (lines.get() + 1).to_string()
                     prop:value=move || text.get()
+                    on:scroll=follow
                     on:input=move |ev| text.set(event_target_value(&ev))></textarea>
             </div>
         </label>
