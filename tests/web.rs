@@ -708,6 +708,47 @@ async fn the_template_gutter_scrolls_with_its_text() {
 }
 
 #[wasm_bindgen_test]
+async fn outline_and_filter_open_one_at_a_time_and_escape_closes_them() {
+    let (el, _h) = mount_conversation(all_kinds_doc());
+    settle().await;
+    let outline: web_sys::HtmlDetailsElement = one(&el, "[data-testid=outline]").unchecked_into();
+    let filter: web_sys::HtmlDetailsElement = one(&el, "[data-testid=filter]").unchecked_into();
+    let escape = |target: &Element| {
+        let init = web_sys::KeyboardEventInit::new();
+        init.set_key("Escape");
+        init.set_bubbles(true);
+        init.set_cancelable(true);
+        let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+        target.dispatch_event(&ev).unwrap();
+    };
+    let active = || document().active_element();
+
+    click(&one(&outline, "summary"));
+    assert!(until(|| outline.open() && !all(&el, "[data-testid=outline-list]").is_empty()).await, "the outline opens");
+    // Opening the filter closes the outline.
+    click(&one(&filter, "summary"));
+    assert!(until(|| filter.open() && !outline.open()).await, "one menu at a time");
+    // Escape from inside the filter (a checkbox focused) closes it; the
+    // focus returns to its button.
+    let checkbox: HtmlElement = one(&filter, "input[type=checkbox]").unchecked_into();
+    checkbox.focus().unwrap();
+    escape(&checkbox);
+    assert!(!filter.open(), "Escape closes the filter");
+    assert_eq!(active(), Some(one(&filter, "summary")));
+
+    // And the outline, with the focus elsewhere on the page.
+    click(&one(&outline, "summary"));
+    assert!(until(|| outline.open()).await);
+    one(&outline, "summary").unchecked_into::<HtmlElement>().blur().unwrap();
+    escape(&document().body().unwrap());
+    assert!(!outline.open() && !filter.open(), "Escape closes the outline");
+    assert_eq!(active(), Some(one(&outline, "summary")));
+    // With both closed, Escape does nothing of theirs.
+    escape(&document().body().unwrap());
+    assert!(!outline.open() && !filter.open());
+}
+
+#[wasm_bindgen_test]
 async fn a_missing_worker_is_reported_not_awaited_forever() {
     let doc = Doc::load(Source::Pasted, CHAT.as_bytes()).unwrap();
     let el = host();

@@ -6,13 +6,16 @@ use std::sync::Arc;
 
 use envelope::search::{summary, LIMIT};
 use envelope::{Role, KINDS};
+use leptos::html;
 use leptos::prelude::*;
 
+use crate::browser;
 use crate::budget::{Budget, Counting};
 use crate::components::count;
 use crate::components::icons::Ico;
 use crate::doc::Doc;
 use crate::find::{Filter, Search};
+use crate::hooks::use_key_down;
 use crate::nav::Navigator;
 
 /// The search box, with its count and next/previous buttons.
@@ -77,11 +80,33 @@ pub fn SearchBox() -> impl IntoView {
     .into_any()
 }
 
+/// The `name` the conversation's menus share: one open at a time (opening
+/// one closes the other, `<details name>`).
+const MENUS: &str = "conv-menu";
+
+/// Escape closes the `menu` when it is open, wherever the focus is (not
+/// from a dialog's), and the focus returns to its button.
+fn close_on_escape(menu: NodeRef<html::Details>) {
+    use_key_down(move |ev| {
+        let Some(d) = menu.get_untracked() else { return };
+        if ev.key() != "Escape" || ev.default_prevented() || !d.open() || browser::query("dialog[open]").is_some() {
+            return;
+        }
+        d.set_open(false);
+        if let Ok(Some(summary)) = d.query_selector("summary") {
+            browser::focus_quietly(&summary);
+        }
+        ev.prevent_default();
+    });
+}
+
 /// The filter: roles and the segment kinds the document has; what is on
 /// is said next to the conversation's count, with a way back.
 #[component]
 pub fn FilterMenu(doc: Arc<Doc>) -> impl IntoView {
     let filter = Filter::expect_or_new().0;
+    let menu = NodeRef::<html::Details>::new();
+    close_on_escape(menu);
     let kinds: Vec<&'static str> = KINDS
         .iter()
         .copied()
@@ -90,7 +115,7 @@ pub fn FilterMenu(doc: Arc<Doc>) -> impl IntoView {
     let roles: Vec<Role> =
         Role::ALL.into_iter().filter(|r| doc.envelope.messages.iter().any(|m| m.role == *r)).collect();
     view! {
-        <details class="menu filter-menu" data-testid="filter">
+        <details class="menu filter-menu" data-testid="filter" name=MENUS node_ref=menu>
             <summary class="btn small" class:on=move || filter.with(|f| f.is_active())>
                 <Ico name="list-filter"/>" Filter"
             </summary>
@@ -159,6 +184,8 @@ pub fn Outline(doc: Arc<Doc>) -> impl IntoView {
     let budget = use_context::<Budget>();
     let total = doc.envelope.messages.len();
     let filter = Filter::expect_or_new().0;
+    let menu = NodeRef::<html::Details>::new();
+    close_on_escape(menu);
     let list = move || {
         if !open.get() {
             return None;
@@ -175,7 +202,8 @@ pub fn Outline(doc: Arc<Doc>) -> impl IntoView {
             .map(|(i, m)| {
                 let tokens =
                     counted.as_ref().and_then(|c| c.part_index(i).map(|p| (c.parts[p].tokens, c.parts[p].estimate)));
-                let words = summary(m, &doc.vars, 60);
+                // Secrets masked (a key cut at 60 characters could escape the detector).
+                let words = crate::secrets::masked_head(&summary(m, &doc.vars, 600), 60);
                 let role = m.role.as_str();
                 let hidden = filter.with_untracked(|f| !f.shows_message(m));
                 view! {
@@ -202,7 +230,7 @@ pub fn Outline(doc: Arc<Doc>) -> impl IntoView {
         })
     };
     view! {
-        <details class="menu outline" data-testid="outline" on:toggle=move |ev| {
+        <details class="menu outline" data-testid="outline" name=MENUS node_ref=menu on:toggle=move |ev| {
             let el: web_sys::HtmlDetailsElement = event_target(&ev);
             open.set(el.open());
         }>

@@ -20,7 +20,7 @@ use crate::window::default_open;
 pub const SHORTCUTS: [(&str, &str); 8] = [
     ("/  or  Ctrl+K", "Search the conversation"),
     ("Enter  /  Shift+Enter", "Next / previous match (in the search box)"),
-    ("Escape", "Clear the search (in the search box); close this dialog"),
+    ("Escape", "Clear the search (in the search box); close the Outline, the Filter or this dialog"),
     ("j", "Next message (focus moves to it)"),
     ("k", "Previous message"),
     ("o", "Open or close the focused segment (or the focused message's first panel)"),
