@@ -504,12 +504,26 @@ impl SegmentSize {
 }
 
 /// Whether a segment's own toggle starts open: the document's `collapsed`,
-/// or closed for a document's parsed content (kinds without a toggle: open).
+/// or closed for a document's parsed content (kinds without a toggle: open);
+/// a system prompt of one short line is open whatever its `collapsed`.
 pub fn default_open(segment: &Segment) -> bool {
     match segment {
         Segment::Document(_) => false,
+        Segment::SystemPrompt(p) if one_short_line(&p.content) => true,
         s => s.collapsed().is_none_or(|c| !c),
     }
+}
+
+/// The longest system prompt, in characters, that always shows open.
+pub const SHORT_LINE: usize = 200;
+
+/// Whether `text` is one short line (no line break once trimmed, at most
+/// [`SHORT_LINE`] characters): a system prompt that says only this shows
+/// open, as folding it would only hide it behind a click
+/// (docs/DECISIONS.md, "A one-line system prompt shows open").
+pub fn one_short_line(text: &str) -> bool {
+    let t = text.trim();
+    t.len() <= 4 * SHORT_LINE && t.chars().nth(SHORT_LINE).is_none() && !t.contains(['\n', '\r'])
 }
 
 /// A chunk's estimated height: its segments and the gaps between them.
@@ -534,6 +548,24 @@ mod tests {
             Row::Head(_) => 50.0,
             Row::Chunk { .. } => 100.0,
         })
+    }
+
+    #[test]
+    fn a_one_line_system_prompt_starts_open() {
+        let prompt = |content: &str, collapsed: bool| {
+            Segment::SystemPrompt(envelope::SystemPrompt {
+                content: content.into(),
+                collapsed,
+                ext: Default::default(),
+            })
+        };
+        assert!(default_open(&prompt("Be brief.", true)), "one short line: open");
+        assert!(default_open(&prompt("  Be brief.\n", true)), "trailing whitespace aside");
+        assert!(default_open(&prompt(&"é".repeat(SHORT_LINE), true)), "200 characters");
+        assert!(!default_open(&prompt(&"é".repeat(SHORT_LINE + 1), true)), "201: as the document says");
+        assert!(!default_open(&prompt("Line one\nline two", true)), "two lines: as the document says");
+        assert!(default_open(&prompt("Line one\nline two", false)));
+        assert!(!default_open(&prompt("a\r\nb", true)));
     }
 
     #[test]

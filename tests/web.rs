@@ -749,6 +749,23 @@ async fn outline_and_filter_open_one_at_a_time_and_escape_closes_them() {
 }
 
 #[wasm_bindgen_test]
+async fn a_one_line_system_prompt_shows_open_whatever_its_collapsed() {
+    let text = r#"{"version": "1.0", "messages": [
+      {"id": "s", "role": "system", "timestamp": 0, "segments": [
+        {"kind": "system_prompt", "content": "You are a terse assistant.", "collapsed": true},
+        {"kind": "system_prompt", "content": "Line one\nline two", "collapsed": true}]}]}"#;
+    let (el, _h) = mount_conversation(Doc::load(Source::Pasted, text.as_bytes()).unwrap());
+    settle().await;
+    assert_eq!(expanded(&el, "system_prompt", 0), "true", "one short line: open");
+    assert!(all(&el, "[data-kind=system_prompt]")[0].text_content().unwrap().contains("You are a terse assistant."));
+    assert_eq!(expanded(&el, "system_prompt", 1), "false", "two lines: as the document says");
+    // Still a toggle.
+    toggle(&el, "system_prompt", 0);
+    tick().await;
+    assert_eq!(expanded(&el, "system_prompt", 0), "false");
+}
+
+#[wasm_bindgen_test]
 async fn a_missing_worker_is_reported_not_awaited_forever() {
     let doc = Doc::load(Source::Pasted, CHAT.as_bytes()).unwrap();
     let el = host();
