@@ -38,6 +38,7 @@ pub mod promptpoet;
 pub mod remote;
 pub mod schema;
 pub mod search;
+pub mod secrets;
 pub mod share;
 pub mod skill;
 pub mod template;
