@@ -16,6 +16,7 @@ pub mod markdown;
 pub mod nav;
 pub mod recheck;
 pub mod router;
+pub mod secrets;
 pub mod share;
 pub mod split;
 pub mod state;

@@ -1,0 +1,306 @@
+//! Secrets on the page (issue 21): API keys, tokens, private keys and
+//! passwords in a document's texts are shown masked (the issuer's public
+//! prefix and stars, `envelope::secrets::mask`), each with a "show" button
+//! that reveals it in place (`components::rich::secret_view`); "Copy link",
+//! Copy and Download can redact them first ([`redact_json`]).
+//!
+//! - **The detector** is the core's (`envelope::secrets`, shared with `pep
+//!   lint`'s `secret` check). In a release build for the browser it is a
+//!   split point (module `secrets`, [`Detector`]): its matchers are not in
+//!   the first load (docs/DECISIONS.md, "Secrets masked on the page"). It is
+//!   fetched after the first paint of a text ([`preload`]), at once when the
+//!   saved document is restored at start ([`ensure`]), and every other
+//!   document (opened, pasted, dropped, a share link, an import) waits for
+//!   it before it is shown (`state::Session::open`).
+//! - **Until it is here** texts show as written; every view that asked
+//!   ([`in_text`], [`in_json_string`] track the detector's arrival) is then
+//!   rebuilt masked. Where there is no split (debug builds, tests, native)
+//!   it is here from the start.
+//! - **Revealed** secrets are kept by value for the page's life
+//!   ([`is_revealed`], [`toggle`]): a view that is rebuilt (the conversation's
+//!   window unmounts rows freely) shows them as the user left them, in the
+//!   conversation and in the JSON views alike.
+
+use std::cell::Cell;
+use std::collections::HashSet;
+use std::ops::Range;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::browser;
+
+/// A secret in a text, as the page shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// Byte range in the text (a JSON string token: escapes as written).
+    pub range: Range<usize>,
+    /// What it is ("OpenAI API key").
+    pub kind: &'static str,
+    /// The secret (decoded, for a JSON string).
+    pub secret: String,
+    /// What is shown in its place (a JSON string: as JSON string content).
+    pub masked: String,
+}
+
+/// The detector's entry points (code of the split module `secrets`).
+#[derive(Clone, Copy)]
+pub struct Detector {
+    /// The secrets in plain text.
+    pub text: fn(&str) -> Vec<Found>,
+    /// The secrets in a JSON string token (quotes included).
+    pub json_string: fn(&str) -> Vec<Found>,
+    /// JSON text (or a cURL command) with every secret masked.
+    pub redact_json: fn(&str) -> String,
+}
+
+fn found_in_text(text: &str) -> Vec<Found> {
+    envelope::secrets::find(text)
+        .into_iter()
+        .map(|s| Found {
+            kind: s.kind,
+            secret: text[s.range.clone()].to_string(),
+            masked: envelope::secrets::mask(&text[s.range.clone()], s.public),
+            range: s.range,
+        })
+        .collect()
+}
+
+fn found_in_json_string(token: &str) -> Vec<Found> {
+    envelope::secrets::find_in_json_string(token)
+        .into_iter()
+        .map(|s| Found { range: s.range, kind: s.kind, secret: s.secret, masked: s.masked })
+        .collect()
+}
+
+fn redact_json_text(text: &str) -> String {
+    envelope::secrets::redact_json(text).into_owned()
+}
+
+#[cfg_attr(
+    pep_split,
+    ::leptos::wasm_split::wasm_split(secrets, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn detector() -> Result<Detector, ::leptos::wasm_split::SplitLoaderError> {
+    Ok(Detector { text: found_in_text, json_string: found_in_json_string, redact_json: redact_json_text })
+}
+
+/// Where the detector stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Idle,
+    Loading,
+    Ready,
+    Failed,
+}
+
+thread_local! {
+    static DETECTOR: Cell<Option<Detector>> = const { Cell::new(None) };
+    static STATUS: ArcRwSignal<Status> = ArcRwSignal::new(Status::Idle);
+    static REVEALED: ArcRwSignal<HashSet<String>> = ArcRwSignal::new(HashSet::new());
+}
+
+fn status() -> ArcRwSignal<Status> {
+    STATUS.with(Clone::clone)
+}
+
+/// The detector now, or `None` while it loads (tracked: a view that asked
+/// is rebuilt when it arrives). Asks for it after the next paint.
+fn current() -> Option<Detector> {
+    #[cfg(not(pep_split))]
+    return detector().ok();
+    #[cfg(pep_split)]
+    {
+        if status().get() != Status::Ready {
+            preload();
+            return None;
+        }
+        DETECTOR.with(Cell::get)
+    }
+}
+
+/// Fetches the detector after the next paint, unless it is here, loading,
+/// or failed. Cheap to call from every text.
+pub fn preload() {
+    if status().get_untracked() != Status::Idle {
+        return;
+    }
+    status().set(Status::Loading);
+    leptos::task::spawn_local(async {
+        browser::after_next_paint().await;
+        fetch().await;
+    });
+}
+
+/// Fetches the module (once it is here, at once) and keeps the detector.
+async fn fetch() -> Option<Detector> {
+    let d = crate::split::split_call!(detector()).ok();
+    DETECTOR.with(|c| c.set(d));
+    status().set(if d.is_some() { Status::Ready } else { Status::Failed });
+    d
+}
+
+/// The detector, fetched now if it is not here (a document about to be
+/// shown waits for it); `None` if it cannot be fetched.
+pub async fn ensure() -> Option<Detector> {
+    if let Some(d) = DETECTOR.with(Cell::get) {
+        return Some(d);
+    }
+    status().set(Status::Loading);
+    fetch().await
+}
+
+/// Whether the detector could not be fetched (texts then show as written;
+/// tracked, for the app's notice).
+pub fn failed() -> bool {
+    status().get() == Status::Failed
+}
+
+/// The secrets in `text` (none while the detector loads; tracked).
+pub fn in_text(text: &str) -> Vec<Found> {
+    current().map_or_else(Vec::new, |d| (d.text)(text))
+}
+
+/// The secrets in a JSON string token, quotes included (none while the
+/// detector loads; tracked).
+pub fn in_json_string(token: &str) -> Vec<Found> {
+    current().map_or_else(Vec::new, |d| (d.json_string)(token))
+}
+
+/// `text` (JSON, or a cURL command) with every secret masked: "redact
+/// secrets first" on Copy link, Copy and Download.
+pub async fn redact_json(text: &str) -> Result<String, String> {
+    match ensure().await {
+        Some(d) => Ok((d.redact_json)(text)),
+        None => Err(crate::split::unfetched!("the secrets detector could not be loaded").into()),
+    }
+}
+
+/// `text` as it is, or with its secrets masked (`redact`).
+pub async fn redacted(text: Arc<str>, redact: bool) -> Result<Arc<str>, String> {
+    if !redact {
+        return Ok(text);
+    }
+    redact_json(&text).await.map(Into::into)
+}
+
+/// The file name of a redacted download: `demo-d.openai.redacted.json`.
+pub fn redacted_name(name: &str) -> String {
+    match name.rfind('.') {
+        Some(dot) => format!("{}.redacted{}", &name[..dot], &name[dot..]),
+        None => format!("{name}.redacted"),
+    }
+}
+
+/// Whether the user revealed `secret` (tracked).
+pub fn is_revealed(secret: &str) -> bool {
+    REVEALED.with(|r| r.with(|r| r.contains(secret)))
+}
+
+/// Reveals `secret`, or masks it again.
+pub fn toggle(secret: &str) {
+    REVEALED.with(|r| {
+        r.update(|r| {
+            if !r.remove(secret) {
+                r.insert(secret.to_string());
+            }
+        })
+    });
+}
+
+/// Reveals (`on`) or masks again every one of `secrets`.
+pub fn set_revealed(secrets: &[Found], on: bool) {
+    REVEALED.with(|r| {
+        r.update(|r| {
+            for f in secrets {
+                if on {
+                    r.insert(f.secret.clone());
+                } else {
+                    r.remove(&f.secret);
+                }
+            }
+        })
+    });
+}
+
+/// `text` with every secret not revealed replaced by its mask written with
+/// U+2217 `∗` for `*` (Markdown would read a run of `*` as emphasis), and
+/// how many secrets it holds (tracked).
+pub fn masked_markdown(text: &str) -> (String, Vec<Found>) {
+    let found = in_text(text);
+    if found.is_empty() {
+        return (text.to_string(), found);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for f in &found {
+        out.push_str(&text[last..f.range.start]);
+        if is_revealed(&f.secret) {
+            out.push_str(&f.secret);
+        } else {
+            out.push_str(&f.masked.replace('*', "\u{2217}"));
+        }
+        last = f.range.end;
+    }
+    out.push_str(&text[last..]);
+    (out, found)
+}
+
+/// `text` with every secret masked, cut after `max` characters (then `…`):
+/// an outline's first words (no button: the message itself has them).
+pub fn masked_head(text: &str, max: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for f in in_text(text) {
+        out.push_str(&text[last..f.range.start]);
+        out.push_str(&f.masked);
+        last = f.range.end;
+    }
+    out.push_str(&text[last..]);
+    if let Some((i, _)) = out.char_indices().nth(max) {
+        out.truncate(i);
+        out.push('…');
+    }
+    out
+}
+
+/// The cut point of a text shown cut at `at` bytes, moved to the end of a
+/// secret the cut would split (shown masked whole, never in part).
+pub fn cut_point(found: &[Found], at: usize) -> usize {
+    found.iter().find(|f| f.range.start < at && at < f.range.end).map_or(at, |f| f.range.end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(prefix: &str, n: usize) -> String {
+        format!("{prefix}{}", &"Ab1_Cd2-Ef".repeat(n / 10 + 1)[..n])
+    }
+
+    #[test]
+    fn found_masked_and_revealed_by_value() {
+        let k = key("sk-proj-", 100);
+        let text = format!("key: {k} and again {k}");
+        let found = in_text(&text);
+        assert_eq!(found.len(), 2);
+        assert_eq!((found[0].kind, found[0].secret.as_str()), ("OpenAI API key", k.as_str()));
+        assert!(found[0].masked.starts_with("sk-proj-****") && !found[0].masked.contains(&k[8..30]));
+        let (md, _) = masked_markdown(&text);
+        assert!(!md.contains(&k) && md.contains("sk-proj-\u{2217}\u{2217}\u{2217}\u{2217}"), "{md}");
+        assert_eq!(cut_point(&found, 10), found[0].range.end, "a cut inside a secret moves past it");
+        assert_eq!(cut_point(&found, 3), 3);
+        let head = masked_head(&text, 20);
+        assert_eq!(head, format!("key: {}…", &found[0].masked[..15]));
+        toggle(&k);
+        assert!(is_revealed(&k));
+        assert_eq!(masked_markdown(&text).0, text, "revealed: as written");
+        set_revealed(&found, false);
+        assert!(!is_revealed(&k));
+        assert_eq!(redacted_name("demo-d.openai.json"), "demo-d.openai.redacted.json");
+        assert_eq!(redacted_name("x"), "x.redacted");
+        let token = format!("\"a\\n{k}\"");
+        let j = in_json_string(&token);
+        assert_eq!((j.len(), &token[j[0].range.clone()]), (1, k.as_str()));
+    }
+}
