@@ -17,8 +17,8 @@ use crate::state::{LoadFailure, Session};
 
 /// The link for `doc` (as [`link_for`]), made by code fetched on first use
 /// in a release build for the browser (a split point: "Copy link" is rare).
-pub async fn make_link(doc: Arc<Doc>) -> Result<(String, usize), String> {
-    let made = crate::split::split_call!(link_maker(doc));
+pub async fn make_link(doc: Arc<Doc>, redact: bool) -> Result<(String, usize), String> {
+    let made = crate::split::split_call!(link_maker(doc, redact));
     match made {
         Ok(link) => link.await,
         Err(_) => Err(crate::split::unfetched!("the link maker could not be loaded", "; try again").into()),
@@ -32,16 +32,19 @@ pub async fn make_link(doc: Arc<Doc>) -> Result<(String, usize), String> {
 #[allow(clippy::type_complexity)]
 fn link_maker(
     doc: Arc<Doc>,
+    redact: bool,
 ) -> Result<
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<(String, usize), String>>>>,
     ::leptos::wasm_split::SplitLoaderError,
 > {
-    Ok(Box::pin(async move { link_for(&doc).await }))
+    Ok(Box::pin(async move { link_for(&doc, redact).await }))
 }
 
-/// The link for `doc`, or why there is none (too large, no compressor).
-pub async fn link_for(doc: &Doc) -> Result<(String, usize), String> {
-    let text = doc.raw_text();
+/// The link for `doc`, its secrets masked if `redact`
+/// (`envelope::secrets::redact_json`), or why there is none (too large, no
+/// compressor, no detector).
+pub async fn link_for(doc: &Doc, redact: bool) -> Result<(String, usize), String> {
+    let text = crate::secrets::redacted(doc.raw_text(), redact).await?;
     let deflated = browser::transform_stream(text.as_bytes(), true, "deflate-raw", usize::MAX)
         .await
         .map_err(|e| format!("the document could not be compressed: {e}"))?;

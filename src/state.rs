@@ -172,6 +172,8 @@ impl Session {
                 doing: "fetching the page's code that opens documents…".into(),
             }));
         }
+        // Shown with its secrets masked from its first paint (crate::secrets).
+        crate::secrets::ensure().await;
         let made = crate::split::split_call!(opener(self, seq, source, input));
         if first {
             set_opening_here(made.is_ok());
@@ -449,6 +451,11 @@ impl Session {
         match browser::load::<StoredDocument>(DOC_KEY) {
             Ok(None) => {}
             Ok(Some(stored)) => {
+                // Shown at once; its secrets are masked when the detector is
+                // here, fetched now (docs/DECISIONS.md, "Secrets masked on the page").
+                leptos::task::spawn_local(async {
+                    crate::secrets::ensure().await;
+                });
                 let _ = browser::save(OPENING_KEY, &stored.text.len());
                 leptos::task::spawn_local(async {
                     browser::after_next_paint().await;

@@ -771,7 +771,7 @@ fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
                     <li class="chip" tabindex="0" aria-describedby=described_by>
                         <code class="chip-name">{v.name.clone()}</code>
                         <span class="chip-eq">" = "</span>
-                        <span class="chip-value">{v.value.clone()}</span>
+                        <span class="chip-value">{crate::components::rich::masked_text(&v.value)}</span>
                         {desc.map(|d| view! { <span class="tip" role="tooltip" id=tip_id>{d}</span> })}
                     </li>
                 }

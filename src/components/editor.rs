@@ -388,18 +388,27 @@ pub fn ShareLink() -> impl IntoView {
     let Some(session) = use_context::<Session>() else { return ().into_any() };
     let editing = use_context::<Editing>();
     let status = RwSignal::new(None::<(bool, String)>);
+    // "Redact secrets": the link holds the document with every secret masked.
+    let redact = RwSignal::new(false);
     let copy = move |_| {
         if let Some(e) = editing {
             e.flush();
         }
         let Some(doc) = session.doc.get_untracked() else { return };
+        let redact = redact.get_untracked();
         leptos::task::spawn_local(async move {
-            let made = match crate::share::make_link(doc).await {
+            let made = match crate::share::make_link(doc, redact).await {
                 Ok((link, chars)) => browser::copy_text(&link).await.map(|()| chars),
                 Err(e) => Err(e),
             };
             status.try_set(Some(match made {
-                Ok(chars) => (true, format!("Link copied ({chars} characters after #).")),
+                Ok(chars) => (
+                    true,
+                    format!(
+                        "Link copied ({chars} characters after #{}).",
+                        if redact { ", secrets redacted" } else { "" }
+                    ),
+                ),
                 Err(e) => (false, format!("No link: {e}")),
             }));
         });
@@ -410,6 +419,11 @@ pub fn ShareLink() -> impl IntoView {
                 title="Copy a link that holds this whole document">
                 <Ico name="link"/>" Copy link"
             </button>
+            <label class="redact-opt small" title="The link holds the document with every secret masked (its issuer's prefix and stars)">
+                <input type="checkbox" data-testid="share-redact" prop:checked=redact
+                    on:change=move |ev| { redact.set(event_target_checked(&ev)); status.set(None); }/>
+                " Redact secrets"
+            </label>
             <span class="muted small share-note">"The document travels in the link after “#”, which browsers never send to a server."</span>
             {move || status.get().map(|(ok, m)| view! {
                 <span class="status" class:error=!ok role="status" data-testid="share-status">{m}</span>

@@ -204,11 +204,19 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
         }
         doc.with(|d| d.as_ref().and_then(|d| export.with(|e| shown_file(d, tab.get(), e))))
     };
+    // "Redact secrets": Copy and Download give the text with every secret
+    // masked (`envelope::secrets::redact_json`); unticked, byte for byte.
+    let redact = RwSignal::new(false);
     let copy = move |_| {
         let Some((t, _, _)) = shown() else { return };
+        let redact = redact.get_untracked();
         leptos::task::spawn_local(async move {
-            let r = browser::copy_text(&t).await;
+            let r = match crate::secrets::redacted(t, redact).await {
+                Ok(t) => browser::copy_text(&t).await,
+                Err(e) => Err(e),
+            };
             status.try_set(Some(match r {
+                Ok(()) if redact => (true, "Copied to the clipboard, secrets redacted".to_string()),
                 Ok(()) => (true, "Copied to the clipboard".to_string()),
                 Err(e) => (false, format!("Copy failed: {e}")),
             }));
@@ -216,10 +224,21 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
     };
     let download = move |_| {
         let Some((t, name, mime)) = shown() else { return };
-        status.set(Some(match browser::download_text(&name, &t, mime) {
-            Ok(()) => (true, format!("Saved {name}")),
-            Err(e) => (false, format!("Download failed: {e}")),
-        }));
+        if !redact.get_untracked() {
+            status.set(Some(match browser::download_text(&name, &t, mime) {
+                Ok(()) => (true, format!("Saved {name}")),
+                Err(e) => (false, format!("Download failed: {e}")),
+            }));
+            return;
+        }
+        let name = crate::secrets::redacted_name(&name);
+        leptos::task::spawn_local(async move {
+            let saved = crate::secrets::redacted(t, true).await.and_then(|t| browser::download_text(&name, &t, mime));
+            status.try_set(Some(match saved {
+                Ok(()) => (true, format!("Saved {name}, secrets redacted")),
+                Err(e) => (false, format!("Download failed: {e}")),
+            }));
+        });
     };
     // WAI-ARIA tabs: one tab stop (the selected tab), arrows, Home and End
     // move and select (browser::tablist_key), one tab panel they control.
@@ -313,6 +332,11 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                         <button type="button" class="btn" data-testid="download-json" on:click=download disabled=unavailable>
                             <Ico name="download"/>" Download"
                         </button>
+                        <label class="redact-opt" title="Copy and Download give the text with every secret masked (its issuer's prefix and stars)">
+                            <input type="checkbox" data-testid="redact-secrets" prop:checked=redact
+                                on:change=move |ev| { redact.set(event_target_checked(&ev)); status.set(None); }/>
+                            " Redact secrets"
+                        </label>
                     </div>
                 </Show>
             </div>

@@ -1,6 +1,7 @@
 //! Text surfaces: Markdown (through the core's safe renderer in the Markdown
 //! module, the only document text that goes into `inner_html`), plain text
-//! with highlighted variables, and coloured JSON.
+//! with highlighted variables, and coloured JSON; in all of them secrets are
+//! shown masked, each with a button that reveals it (`crate::secrets`).
 
 use std::sync::Arc;
 
@@ -11,6 +12,7 @@ use leptos::prelude::*;
 
 use crate::doc::Doc;
 use crate::markdown::{self, Remote};
+use crate::secrets::{self, Found};
 use crate::state::RemoteConsent;
 
 /// The document the conversation shows, for components deep inside it.
@@ -52,22 +54,40 @@ pub fn Markdown(
         let held = fallback.filter(|_| !forced.get());
         let rendered = match held {
             Some(_) => None,
-            // Absurd runs of combining marks collapsed (display only).
             None => {
-                markdown::render(&shown(&source), &vars, if consent.allowed() { Remote::Load } else { Remote::Hold })
+                // Secrets masked before rendering (revealed ones as written),
+                // in the text and in the values of its variables.
+                let (src, mut found) = secrets::masked_markdown(&source);
+                let vars: Vec<String> = vars
+                    .chunks(2)
+                    .flat_map(|p| {
+                        let (value, more) = secrets::masked_markdown(p.get(1).map_or("", String::as_str));
+                        found.extend(more);
+                        [p[0].clone(), value]
+                    })
+                    .collect();
+                // Absurd runs of combining marks collapsed (display only).
+                markdown::render(&shown(&src), &vars, if consent.allowed() { Remote::Load } else { Remote::Hold })
+                    .map(|html| (html, found))
             }
         };
         match rendered {
-            Some(html) => view! { <div class="md" inner_html=html></div> }.into_any(),
+            Some((html, found)) => {
+                view! { <div class="md" inner_html=html></div>{(!found.is_empty()).then(|| reveal_all(found))} }
+                    .into_any()
+            }
             None => {
                 // Very long text is shown cut until asked (Copy and Download keep it whole).
-                let (text, hidden) = cut(&source, whole);
+                let found = secrets::in_text(&source);
+                let (text, hidden) = cut_around(&source, whole, &found);
                 let cut_note = (hidden > 0).then(|| cut_note(hidden, whole));
                 let blocks: Vec<AnyView> = text
                     .split("\n\n")
                     .map(|b| b.trim_matches(['\r', '\n']))
                     .filter(|b| !b.trim().is_empty())
-                    .map(|b| view! { <p class="plain">{var_pieces(b, &doc)}</p> }.into_any())
+                    .map(|b| {
+                        view! { <p class="plain">{var_pieces(b, offset(&source, b), &found, &doc)}</p> }.into_any()
+                    })
                     .collect();
                 match held {
                     Some(why) => view! {
@@ -101,9 +121,10 @@ pub fn VarText(
     let doc = CurrentDoc::expect();
     let whole = RwSignal::new(false);
     move || {
-        let (shown, hidden) = cut(&text, whole);
+        let found = secrets::in_text(&text);
+        let (shown, hidden) = cut_around(&text, whole, &found);
         view! {
-            <span class=format!("plain {class}")>{var_pieces(shown, &doc)}</span>
+            <span class=format!("plain {class}")>{var_pieces(shown, 0, &found, &doc)}</span>
             {(hidden > 0).then(|| cut_note(hidden, whole))}
         }
     }
@@ -120,9 +141,10 @@ pub fn PlainText(
 ) -> impl IntoView {
     let whole = RwSignal::new(false);
     move || {
-        let (text, hidden) = cut(&text, whole);
+        let found = secrets::in_text(&text);
+        let (text, hidden) = cut_around(&text, whole, &found);
         view! {
-            <span class=format!("plain {class}")>{shown(text).into_owned()}</span>
+            <span class=format!("plain {class}")>{with_secrets(text, 0, &found)}</span>
             {(hidden > 0).then(|| cut_note(hidden, whole))}
         }
     }
@@ -135,6 +157,93 @@ pub fn cut(text: &str, whole: RwSignal<bool>) -> (&str, usize) {
         (text, 0)
     } else {
         envelope::display::head(text, envelope::display::PLAIN_MAX_BYTES)
+    }
+}
+
+/// [`cut`], the cut moved past a secret it would split (`found`: the
+/// text's secrets): a secret is shown masked whole, never in part.
+pub fn cut_around<'a>(text: &'a str, whole: RwSignal<bool>, found: &[Found]) -> (&'a str, usize) {
+    let (head, hidden) = cut(text, whole);
+    if hidden == 0 {
+        return (head, 0);
+    }
+    let at = secrets::cut_point(found, head.len());
+    (&text[..at], text[at..].chars().count())
+}
+
+/// Where `part`, a slice of `text`, starts in it.
+pub fn offset(text: &str, part: &str) -> usize {
+    part.as_ptr() as usize - text.as_ptr() as usize
+}
+
+/// `part` of a text whose secrets are `found` (ranges in that text; `base`:
+/// where `part` starts in it) as text nodes, each secret that starts in it
+/// as [`secret_view`] (the rest of one that starts before it is left out).
+pub fn with_secrets(part: &str, base: usize, found: &[Found]) -> Vec<AnyView> {
+    let plain = |t: &str| shown(t).into_owned().into_any();
+    let end = base + part.len();
+    let mut out = Vec::new();
+    let mut at = base;
+    for f in found.iter().filter(|f| f.range.end > base && f.range.start < end) {
+        if f.range.start > at {
+            out.push(plain(&part[at - base..f.range.start - base]));
+        }
+        if f.range.start >= base {
+            out.push(secret_view(f.clone()));
+        }
+        at = at.max(f.range.end.min(end));
+    }
+    if at < end || out.is_empty() {
+        out.push(plain(&part[at - base..]));
+    }
+    out
+}
+
+/// A secret, masked (the issuer's prefix and stars), with a button that
+/// shows it in place and masks it again. Not under a `<button>` of its own
+/// making: a click does not reach the row (a JSON line selects its message).
+pub fn secret_view(f: Found) -> AnyView {
+    let Found { kind, secret, masked, .. } = f;
+    let secret = StoredValue::new(secret);
+    let open = move || secret.with_value(|s| secrets::is_revealed(s));
+    view! {
+        <span class="secret" data-testid="secret" class:open=open>
+            <span class="secret-text">
+                {move || if open() { secret.with_value(|s| shown(s).into_owned()) } else { masked.clone() }}
+            </span>
+            <button type="button" class="secret-btn" data-testid="secret-toggle"
+                on:click=move |ev| {
+                    ev.stop_propagation();
+                    secret.with_value(|s| secrets::toggle(s));
+                }
+                aria-label=move || format!("{} this {kind}", if open() { "Hide" } else { "Show" })>
+                {move || if open() { "hide" } else { "show" }}
+            </button>
+        </span>
+    }
+    .into_any()
+}
+
+/// One button for all the secrets of a rendered Markdown text (masked
+/// before rendering: per-secret buttons would have to go into its HTML).
+fn reveal_all(found: Vec<Found>) -> impl IntoView {
+    let n = found.len();
+    let found = StoredValue::new(found);
+    let open = move || found.with_value(|f| f.iter().all(|f| secrets::is_revealed(&f.secret)));
+    let label = move || {
+        if open() {
+            "Hide the secrets in this text".to_string()
+        } else {
+            format!("Show the {} in this text", crate::components::count(n, "masked secret"))
+        }
+    };
+    view! {
+        <p class="secret-all">
+            <button type="button" class="secret-btn" data-testid="secrets-toggle" aria-label=label
+                on:click=move |_| found.with_value(|f| secrets::set_revealed(f, !open()))>
+                {move || if open() { "hide secrets" } else { "show secrets" }}
+            </button>
+        </p>
     }
 }
 
@@ -151,13 +260,14 @@ pub fn cut_note(hidden: usize, whole: RwSignal<bool>) -> impl IntoView {
     }
 }
 
-/// `text` as text nodes, with the session's variables substituted and marked.
-fn var_pieces(text: &str, doc: &Doc) -> Vec<AnyView> {
-    pieces(text, &|n: &str| doc.vars.get(n))
+/// `part` of a text (at `base` in it; `found`: its secrets) as text nodes,
+/// with the session's variables substituted and marked.
+fn var_pieces(part: &str, base: usize, found: &[Found], doc: &Doc) -> Vec<AnyView> {
+    pieces(part, &|n: &str| doc.vars.get(n))
         .into_iter()
-        .map(|p| match p {
-            Piece::Text(t) => shown(t).into_owned().into_any(),
-            Piece::Var { name, value } => var_mark(name, value).into_any(),
+        .flat_map(|p| match p {
+            Piece::Text(t) => with_secrets(t, base + offset(part, t), found),
+            Piece::Var { name, value } => vec![var_mark(name, value).into_any()],
         })
         .collect()
 }
@@ -169,9 +279,15 @@ pub fn var_mark(name: &str, value: &str) -> impl IntoView {
         <mark class="var" data-var=name.to_string()
             aria-describedby=format!("{}{name}", envelope::markdown::VAR_DESCRIPTION_PREFIX)
             title=format!("{{{{{name}}}}}")>
-            {shown(value).into_owned()}
+            {masked_text(value)}
         </mark>
     }
+}
+
+/// `text` with its secrets masked, each with its button (tracked: call it
+/// in a reactive closure, the detector may arrive later).
+pub fn masked_text(text: &str) -> Vec<AnyView> {
+    with_secrets(text, 0, &secrets::in_text(text))
 }
 
 /// One hidden element per session variable, `id="pep-var-NAME"`, that the
@@ -219,21 +335,24 @@ pub fn json_line_abbrev(line: &str) -> impl IntoView {
         .map(|(t, s)| {
             // A long `data:` URL, or a string over 20 KB (issue 12: one line of
             // megabytes costs seconds of layout), shown cut.
-            let abbr = match t {
-                Token::Str | Token::Key => abbreviate_data_url(s).or_else(|| {
-                    cut_long_string(s).map(|(head, hidden)| {
-                        format!(
-                            "{} \u{27e8}{} more characters: Copy or Download give them all\u{27e9}",
-                            shown(head),
-                            envelope::display::thousands(hidden as u64)
-                        )
-                    })
-                }),
-                _ => None,
-            };
-            match abbr {
-                Some(short) => view! { <span class=format!("{} j-abbr", t.class()) title="Shown abbreviated; Copy and Download keep it whole">{short}</span> }.into_any(),
-                None => view! { <span class=t.class()>{shown(s).into_owned()}</span> }.into_any(),
+            let string = matches!(t, Token::Str | Token::Key);
+            let title = "Shown abbreviated; Copy and Download keep it whole";
+            if let Some(short) = abbreviate_data_url(s).filter(|_| string) {
+                return view! { <span class=format!("{} j-abbr", t.class()) title=title>{short}</span> }.into_any();
+            }
+            match cut_long_string(s).filter(|_| string) {
+                Some((head, _)) => {
+                    // Never cut inside a secret: it is shown masked whole.
+                    let found = secrets::in_json_string(s);
+                    let head = &s[..secrets::cut_point(&found, head.len())];
+                    let note = format!(
+                        " \u{27e8}{} more characters: Copy or Download give them all\u{27e9}",
+                        envelope::display::thousands(s[head.len()..].chars().count() as u64)
+                    );
+                    view! { <span class=format!("{} j-abbr", t.class()) title=title>{with_secrets(head, 0, &found)}{note}</span> }
+                        .into_any()
+                }
+                None => json_token(t, s),
             }
         })
         .collect();
@@ -242,9 +361,13 @@ pub fn json_line_abbrev(line: &str) -> impl IntoView {
 
 /// One coloured line of JSON.
 pub fn json_line(line: &str) -> impl IntoView {
-    let runs: Vec<AnyView> = highlight_line(line)
-        .into_iter()
-        .map(|(t, s)| view! { <span class=t.class()>{shown(s).into_owned()}</span> }.into_any())
-        .collect();
+    let runs: Vec<AnyView> = highlight_line(line).into_iter().map(|(t, s)| json_token(t, s)).collect();
     view! { <span class="jl">{runs}"\n"</span> }
+}
+
+/// One coloured token of JSON, the secrets of a string masked.
+fn json_token(t: envelope::jsonview::Token, s: &str) -> AnyView {
+    use envelope::jsonview::Token;
+    let found = if matches!(t, Token::Str | Token::Key) { secrets::in_json_string(s) } else { Vec::new() };
+    view! { <span class=t.class()>{with_secrets(s, 0, &found)}</span> }.into_any()
 }

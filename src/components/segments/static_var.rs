@@ -2,6 +2,8 @@ use crate::components::icons::Ico;
 use envelope::StaticVar;
 use leptos::prelude::*;
 
+use crate::components::rich::masked_text;
+
 /// Where a template variable is defined. Its value lives in the session
 /// bar; in the bubble a small marker says the message defines it.
 #[component]
@@ -12,7 +14,7 @@ pub fn StaticVarSegment(segment: StaticVar) -> impl IntoView {
             <Ico name="variable"/>
             <span class="var-def">
                 "defines "<code>{format!("{{{{{}}}}}", segment.name)}</code>" = "
-                <span class="var-value">{segment.value}</span>
+                <span class="var-value">{move || masked_text(&segment.value)}</span>
             </span>
         </div>
     }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::components::panel::{MoreButton, Toggle};
-use crate::components::rich::CurrentDoc;
+use crate::components::rich::{with_secrets, CurrentDoc};
 use crate::nav::Navigator;
 
 /// Values longer than this, or on several lines, fold behind "show more".
@@ -78,19 +78,26 @@ fn ArgRow(key: String, value: Value, index: usize) -> impl IntoView {
     let long = text.chars().count() > FOLD_CHARS || text.contains('\n');
     let toggle = Toggle::item(index, false);
     let open = toggle.open;
-    let short: String = text.lines().next().unwrap_or("").chars().take(FOLD_CHARS).collect();
+    // Folded: the first line's first FOLD_CHARS characters (a secret they
+    // would cut is shown masked whole).
+    let first = text.lines().next().unwrap_or("");
+    let short = first.char_indices().nth(FOLD_CHARS).map_or(first.len(), |(i, _)| i);
+    // Secrets masked (tracked: the detector may arrive after the first paint).
+    let value = move || {
+        let found = crate::secrets::in_text(&text);
+        if long && !open.get() {
+            let head = &text[..crate::secrets::cut_point(&found, short)];
+            view! { {with_secrets(head, 0, &found)}"…" }.into_any()
+        } else {
+            with_secrets(&text, 0, &found).into_any()
+        }
+    };
     view! {
         <div class="arg-row">
             <span class="arg-key">{key}</span>
             <span class=format!("arg-val {class}")>
-                {if long {
-                    view! {
-                        {move || if open.get() { text.clone() } else { format!("{short}…") }}
-                        " "<MoreButton toggle/>
-                    }.into_any()
-                } else {
-                    text.clone().into_any()
-                }}
+                {value}
+                {long.then(|| view! { " "<MoreButton toggle/> })}
             </span>
         </div>
     }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::components::panel::Toggle;
-use crate::components::rich::{cut, cut_note, CurrentDoc};
+use crate::components::rich::{cut_around, cut_note, with_secrets, CurrentDoc};
 use crate::components::segments::MediaView;
 use crate::nav::Navigator;
 
@@ -67,9 +67,10 @@ pub fn ToolCallResultSegment(segment: ToolCallResult, at: At) -> impl IntoView {
                 </div>
             })}
             {move || open.get().then(|| {
-                let (text, hidden) = cut(&result, whole);
+                let found = crate::secrets::in_text(&result);
+                let (text, hidden) = cut_around(&result, whole, &found);
                 view! {
-                    <pre class="result-body" tabindex="0" role="region" aria-label="Result">{envelope::display::shown(text).into_owned()}</pre>
+                    <pre class="result-body" tabindex="0" role="region" aria-label="Result">{with_secrets(text, 0, &found)}</pre>
                     {(hidden > 0).then(|| cut_note(hidden, whole))}
                     {(!blocks.is_empty()).then(|| view! {
                         <div class="result-blocks">
