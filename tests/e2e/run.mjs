@@ -3,6 +3,7 @@
 // something a person would do: open a route, click, copy, download, reload.
 //
 // Usage: node tests/e2e/run.mjs [--only NAME] [--screenshots DIR]
+// (PEP_E2E_DIST=DIR serves another build than dist/, PEP_E2E_PORT another port.)
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -1676,8 +1677,107 @@ test('Compare: an added or removed message shows its text; a message holding onl
   assert.ok((await toolsRow.locator('.cmp-side.after [data-testid=compare-ins]').allTextContents()).join('\n').includes(`"name": "${tools.items[0].name}"`));
   await removed.scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shotDir, 'compare-added-removed.png') });
-  await toolsRow.scrollIntoViewIfNeeded();
+  await toolsRow.locator('.cmp-side.after .cmp-head').evaluate((h) => h.scrollIntoView({ block: 'center' }));
   await page.screenshot({ path: join(shotDir, 'compare-tools.png') });
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('issue 21: a one-line system prompt shows open; Outline and Filter one at a time, Escape closes them; the Budget tab lists the cache breakpoints', async (browser) => {
+  mkdirSync(shotDir, { recursive: true });
+  const { context, page } = await newPage(browser);
+  const long = Array.from({ length: 40 }, (_, i) => `Paragraph ${i + 1} of the shared context, cached once and reused by every turn.`).join('\n\n');
+  const envelope = { version: '1.0', messages: [
+    { id: 'sys', role: 'system', timestamp: 0, segments: [
+      { kind: 'system_prompt', content: 'You are a terse assistant.', collapsed: true, cacheControl: { type: 'ephemeral', ttl: '1h' } },
+      { kind: 'system_prompt', content: 'Rules:\n- cite sources\n- no guesses', collapsed: true },
+      { kind: 'tool_overview', collapsed: true, items: [{ name: 'search', description: 'Search the web', cacheControl: { type: 'ephemeral' } }] }] },
+    { id: 'u1', role: 'user', timestamp: 1, segments: [{ kind: 'text', content: long, cacheControl: { type: 'ephemeral' } }] },
+    { id: 'a1', role: 'assistant', timestamp: 2, segments: [{ kind: 'text', content: 'Understood.' }] },
+    { id: 'u2', role: 'user', timestamp: 3, segments: [{ kind: 'text', content: 'Summarise paragraph 3.' }] },
+  ] };
+  await page.goto(`${BASE}/`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await paste(page, JSON.stringify(envelope, null, 2), { loads: true });
+  const prompts = page.locator('[data-message-id=sys] [data-kind=system_prompt]');
+  await prompts.first().waitFor();
+  // One short line: open, though `collapsed`; three lines: folded as written.
+  assert.equal(await prompts.nth(0).locator('[aria-expanded]').first().getAttribute('aria-expanded'), 'true');
+  assert.ok((await prompts.nth(0).textContent()).includes('You are a terse assistant.'));
+  assert.equal(await prompts.nth(1).locator('[aria-expanded]').first().getAttribute('aria-expanded'), 'false');
+  await page.screenshot({ path: join(shotDir, 'one-line-system-prompt.png') });
+
+  // Outline and Filter: one open at a time; Escape closes it and the focus
+  // is back on its button.
+  const outline = page.getByTestId('outline');
+  const filter = page.getByTestId('filter');
+  const isOpen = (l) => l.evaluate((d) => d.open);
+  await outline.locator('summary').click();
+  await page.getByTestId('outline-list').waitFor();
+  await filter.locator('summary').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=filter]').open && !document.querySelector('[data-testid=outline]').open);
+  await page.screenshot({ path: join(shotDir, 'filter-open.png') });
+  await page.getByTestId('filter-role-user').focus();
+  await page.keyboard.press('Escape');
+  assert.equal(await isOpen(filter), false, 'Escape closes the filter');
+  assert.equal(await page.evaluate(() => document.activeElement === document.querySelector('[data-testid=filter] > summary')), true);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid=filter]').open);
+  await outline.locator('summary').click();
+  await page.getByTestId('outline-list').waitFor();
+  assert.equal(await isOpen(filter), false, 'opening the outline closed the filter');
+  await page.keyboard.press('Escape');
+  assert.equal(await isOpen(outline), false, 'Escape closes the outline');
+  assert.equal(await page.evaluate(() => document.activeElement === document.querySelector('[data-testid=outline] > summary')), true);
+
+  // The Budget tab: one row per breakpoint, in the order the provider caches
+  // the request (tools, system, messages), tokens growing.
+  await page.getByTestId('tab-budget').click();
+  const section = page.getByTestId('cache-breakpoints');
+  await section.waitFor({ timeout: 60000 });
+  const rows = await section.locator('[data-testid=breakpoint]').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert.deepEqual(rows.map((r) => r.slice(0, 2)), [['tool search', '5m (default)'], ['message sys · segment 1', '1h'], ['message u1 · segment 1', '5m (default)']]);
+  const tokens = rows.map((r) => Number(r[2].replace(/[^0-9]/g, '')));
+  assert.ok(tokens[0] > 0 && tokens[0] < tokens[1] && tokens[1] < tokens[2], JSON.stringify(rows));
+  assert.ok(rows.every((r) => !r[2].includes('≈')), 'nothing estimated here');
+  await section.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shotDir, 'budget-breakpoints.png') });
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('Template: the line numbers scroll with the text, an error\'s number beside its line', async (browser) => {
+  mkdirSync(shotDir, { recursive: true });
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/template`);
+  await page.getByTestId('template-example').click();
+  await page.getByTestId('template-status').filter({ hasText: /^Rendered \d+ parts/ }).waitFor({ timeout: 60000 });
+  // The example with 60 comment lines before it and an unclosed tag after them.
+  const source = await page.getByTestId('template-source').inputValue();
+  const broken = Array.from({ length: 60 }, (_, i) => `{# padding line ${i + 1} #}`).join('\n') + '\n' + source + '\n{{ unclosed';
+  await page.getByTestId('template-source').fill(broken);
+  await page.getByTestId('template-error').waitFor({ timeout: 30000 });
+  const errLine = Number(await page.locator('.editor-box .gutter .ln.err').first().textContent());
+  assert.ok(errLine > 60, `the error's line: ${errLine}`);
+  // Scroll the text so the error's line is in the middle of the box.
+  const at = await page.evaluate((n) => {
+    const area = document.querySelector('[data-testid=template-source]');
+    area.scrollTop = 6 + (n - 1) * 18 - area.clientHeight / 2;
+    return area.scrollTop;
+  }, errLine);
+  assert.ok(at > 0, 'the text scrolls in its box');
+  await page.waitForFunction(() => {
+    const area = document.querySelector('[data-testid=template-source]');
+    return area.closest('.editor-box').querySelector('.gutter').scrollTop === area.scrollTop;
+  });
+  const { markMid, lineMid } = await page.evaluate((n) => {
+    const area = document.querySelector('[data-testid=template-source]');
+    const mark = area.closest('.editor-box').querySelector('.gutter .ln.err').getBoundingClientRect();
+    return { markMid: (mark.top + mark.bottom) / 2, lineMid: area.getBoundingClientRect().top + 6 + (n - 0.5) * 18 - area.scrollTop };
+  }, errLine);
+  assert.ok(Math.abs(markMid - lineMid) < 2, `${markMid} vs ${lineMid}`);
+  await page.getByTestId('template-source').evaluate((a) => a.scrollIntoView({ block: 'nearest' }));
+  await page.getByTestId('template').screenshot({ path: join(shotDir, 'template-gutter.png') });
   assert.deepEqual(page.errors, []);
   await context.close();
 });
@@ -2083,7 +2183,7 @@ registerA11y({ test, newPage, BASE, DEMOS, root, shotDir });
 registerLoad({ test, newPage, BASE, root, input, openFile, pep, bigEnvelope });
 
 // ---- runner ----
-const server = await startServer(join(root, 'dist'), PORT);
+const server = await startServer(process.env.PEP_E2E_DIST ? resolve(process.env.PEP_E2E_DIST) : join(root, 'dist'), PORT);
 const browser = await launch();
 let failed = 0;
 for (const t of tests) {

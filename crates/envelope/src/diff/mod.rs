@@ -425,8 +425,9 @@ pub fn compare(a: &Envelope, b: &Envelope) -> Comparison {
 
 /// As [`compare`], and each added or removed message also lists its
 /// segments (all added or all removed), each with the whole text it sends
-/// as inserted or deleted lines: for a view that shows both versions side
-/// by side (the app's Compare page), where `pep diff` only names the message.
+/// as inserted or deleted lines, as does each segment added to or removed
+/// from a changed message: for a view that shows both versions side by side
+/// (the app's Compare page), where `pep diff` only names them.
 pub fn compare_in_full(a: &Envelope, b: &Envelope) -> Comparison {
     compare_with(a, b, true)
 }
@@ -457,6 +458,12 @@ fn compare_with(a: &Envelope, b: &Envelope, full: bool) -> Comparison {
                     d.previous_id = Some(ma.id.clone());
                 }
                 d.segments = compare_segments(&sa, i, &sb, j);
+                if full {
+                    // A segment added to or removed from it: its whole text.
+                    for s in d.segments.iter_mut().filter(|s| s.status != Status::Changed) {
+                        s.text = lines(&s.sent.0, &s.sent.1);
+                    }
+                }
                 d.fields = message_fields(ma, mb);
                 if !d.segments.is_empty() || !d.fields.is_empty() {
                     d.status = Status::Changed;
@@ -627,6 +634,14 @@ mod tests {
         assert_eq!((s.status, s.before, s.after, s.kind), (Status::Removed, Some(0), None, "tool_overview"));
         assert!(s.text.iter().flatten().all(|l| l.tag == "delete"));
         assert!(s.text.iter().flatten().any(|l| l.text.contains("Search the web")), "{:?}", s.text);
+        // A segment removed from a changed message: its text too.
+        let a2 = env(r#"{"version":"1.0","messages":[{"id":"u","role":"user","timestamp":1,"segments":[
+            {"kind":"text","content":"Hello there"},{"kind":"text","content":"P.S. bye"}]}]}"#);
+        let u = |c: &Comparison| c.messages.iter().find(|m| m.id == "u").unwrap().segments.clone();
+        let s = &u(&compare_in_full(&a2, &b))[0];
+        assert_eq!((s.status, s.before), (Status::Removed, Some(1)));
+        assert_eq!(s.text, vec![vec![Line { tag: "delete", text: "P.S. bye".into() }]]);
+        assert!(u(&compare(&a2, &b))[0].text.is_empty(), "`pep diff` names it only");
         let added = c.messages.iter().find(|m| m.status == Status::Added).unwrap();
         let texts: Vec<Vec<(&str, &str)>> = added
             .segments
