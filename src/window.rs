@@ -523,7 +523,7 @@ pub const SHORT_LINE: usize = 200;
 /// (docs/DECISIONS.md, "A one-line system prompt shows open").
 pub fn one_short_line(text: &str) -> bool {
     let t = text.trim();
-    t.len() <= 4 * SHORT_LINE && t.chars().nth(SHORT_LINE).is_none() && !t.contains(['\n', '\r'])
+    t.len() <= 4 * SHORT_LINE && t.chars().nth(SHORT_LINE).is_none() && !t.bytes().any(|b| b == b'\n' || b == b'\r')
 }
 
 /// A chunk's estimated height: its segments and the gaps between them.

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use envelope::search::{summary, LIMIT};
 use envelope::{Role, KINDS};
-use leptos::html;
 use leptos::prelude::*;
 
 use crate::browser;
@@ -84,18 +83,19 @@ pub fn SearchBox() -> impl IntoView {
 /// one closes the other, `<details name>`).
 const MENUS: &str = "conv-menu";
 
-/// Escape closes the `menu` when it is open, wherever the focus is (not
-/// from a dialog's), and the focus returns to its button.
-fn close_on_escape(menu: NodeRef<html::Details>) {
-    use_key_down(move |ev| {
-        let Some(d) = menu.get_untracked() else { return };
-        if ev.key() != "Escape" || ev.default_prevented() || !d.open() || browser::query("dialog[open]").is_some() {
+/// Escape closes the open menu of [`MENUS`], wherever the focus is (not
+/// from a dialog's), and the focus returns to its button. Each menu listens;
+/// the first to close it takes the key.
+fn close_on_escape() {
+    use_key_down(|ev| {
+        if ev.key() != "Escape" || ev.default_prevented() || browser::query("dialog[open]").is_some() {
             return;
         }
-        d.set_open(false);
-        if let Ok(Some(summary)) = d.query_selector("summary") {
-            browser::focus_quietly(&summary);
+        let Some(summary) = browser::query("details[name=conv-menu][open] > summary") else { return };
+        if let Some(menu) = summary.parent_element() {
+            let _ = menu.remove_attribute("open");
         }
+        browser::focus_quietly(&summary);
         ev.prevent_default();
     });
 }
@@ -105,8 +105,7 @@ fn close_on_escape(menu: NodeRef<html::Details>) {
 #[component]
 pub fn FilterMenu(doc: Arc<Doc>) -> impl IntoView {
     let filter = Filter::expect_or_new().0;
-    let menu = NodeRef::<html::Details>::new();
-    close_on_escape(menu);
+    close_on_escape();
     let kinds: Vec<&'static str> = KINDS
         .iter()
         .copied()
@@ -115,7 +114,7 @@ pub fn FilterMenu(doc: Arc<Doc>) -> impl IntoView {
     let roles: Vec<Role> =
         Role::ALL.into_iter().filter(|r| doc.envelope.messages.iter().any(|m| m.role == *r)).collect();
     view! {
-        <details class="menu filter-menu" data-testid="filter" name=MENUS node_ref=menu>
+        <details class="menu filter-menu" data-testid="filter" name=MENUS>
             <summary class="btn small" class:on=move || filter.with(|f| f.is_active())>
                 <Ico name="list-filter"/>" Filter"
             </summary>
@@ -184,8 +183,7 @@ pub fn Outline(doc: Arc<Doc>) -> impl IntoView {
     let budget = use_context::<Budget>();
     let total = doc.envelope.messages.len();
     let filter = Filter::expect_or_new().0;
-    let menu = NodeRef::<html::Details>::new();
-    close_on_escape(menu);
+    close_on_escape();
     let list = move || {
         if !open.get() {
             return None;
@@ -230,7 +228,7 @@ pub fn Outline(doc: Arc<Doc>) -> impl IntoView {
         })
     };
     view! {
-        <details class="menu outline" data-testid="outline" name=MENUS node_ref=menu on:toggle=move |ev| {
+        <details class="menu outline" data-testid="outline" name=MENUS on:toggle=move |ev| {
             let el: web_sys::HtmlDetailsElement = event_target(&ev);
             open.set(el.open());
         }>
