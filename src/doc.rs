@@ -9,7 +9,7 @@ use envelope::calls::Calls;
 use envelope::export::{self, Contributions, Target};
 use envelope::parse::Pending;
 use envelope::template::Vars;
-use envelope::{parse, Diagnostic, Envelope, Loaded, Notice, Segment};
+use envelope::{parse, Diagnostic, Envelope, Loaded, Notice, RequestFormat, Segment};
 use serde::{Deserialize, Serialize};
 
 /// Where a document came from; names its downloads.
@@ -184,11 +184,16 @@ impl Doc {
     }
 
     /// The OpenAI Chat export with its notices, made here (computed on first
-    /// use): the first screen never waits for the engine.
+    /// use): the first screen never waits for the engine. The notices are
+    /// `pep export --format openai`'s: what the envelope keeps that Chat
+    /// cannot say (none for the replay of a Chat request), then the request's own.
     pub fn openai_export(&self) -> Export {
         self.openai
             .get_or_init(|| {
                 let mut notices = Vec::new();
+                if self.envelope.source != Some(RequestFormat::Openai) {
+                    export::fidelity_notices(&self.envelope, export::params::Provider::OpenaiChat, &mut notices);
+                }
                 let request =
                     export::openai_chat::request(&self.envelope, self.contributions(), None, true, &mut notices);
                 Export { target: Target::OpenaiChat, text: export::to_pretty(&request).into(), notices: notices.into() }
@@ -277,6 +282,64 @@ impl Doc {
     pub fn segment_count(&self) -> usize {
         self.envelope.messages.iter().map(|m| m.segments.len()).sum()
     }
+
+    /// The export format the document was imported from (`envelope.source`,
+    /// docs/EXTENSIONS.md): where the export picker starts, since exporting
+    /// to it replays the request as it was.
+    pub fn imported_target(&self) -> Option<Target> {
+        self.envelope.source.map(|f| match f {
+            RequestFormat::Openai => Target::OpenaiChat,
+            RequestFormat::Responses => Target::OpenaiResponses,
+            RequestFormat::Anthropic => Target::Anthropic,
+        })
+    }
+
+    /// A fingerprint of the document's JSON (FNV-1a over its values in
+    /// order): the same in every visit for the same text, so a choice made
+    /// for a document is found again when the saved document is restored.
+    pub fn fingerprint(&self) -> u64 {
+        fingerprint(&self.raw)
+    }
+}
+
+/// FNV-1a over a JSON value: each value's kind, then its bytes (a string's
+/// and a number's text with their lengths, an object's keys and values in order).
+fn fingerprint(value: &serde_json::Value) -> u64 {
+    use serde_json::Value;
+    fn feed(h: &mut u64, bytes: &[u8]) {
+        for b in bytes {
+            *h = (*h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    fn text(h: &mut u64, tag: u8, s: &str) {
+        feed(h, &[tag]);
+        feed(h, &(s.len() as u64).to_le_bytes());
+        feed(h, s.as_bytes());
+    }
+    let mut h = 0xcbf2_9ce4_8422_2325;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Null => feed(&mut h, b"n"),
+            Value::Bool(b) => feed(&mut h, if *b { b"t" } else { b"f" }),
+            Value::Number(n) => text(&mut h, b'#', n.as_str()),
+            Value::String(s) => text(&mut h, b'"', s),
+            Value::Array(a) => {
+                feed(&mut h, b"[");
+                feed(&mut h, &(a.len() as u64).to_le_bytes());
+                stack.extend(a.iter().rev());
+            }
+            Value::Object(o) => {
+                feed(&mut h, b"{");
+                feed(&mut h, &(o.len() as u64).to_le_bytes());
+                for k in o.keys() {
+                    text(&mut h, b':', k);
+                }
+                stack.extend(o.values().rev());
+            }
+        }
+    }
+    h
 }
 
 #[cfg(test)]
@@ -290,5 +353,54 @@ mod tests {
         assert_eq!(Source::File("notes.txt".into()).stem(), "notes.txt");
         assert_eq!(Source::File(".json".into()).stem(), "envelope");
         assert_eq!(Source::Pasted.stem(), "pasted");
+    }
+
+    fn doc(text: &str) -> Arc<Doc> {
+        Doc::load(Source::Pasted, text.as_bytes()).unwrap()
+    }
+
+    const CHAT: &str = r#"{"version":"1.0","messages":[{"id":"u","role":"user","timestamp":1,"segments":[{"kind":"text","content":"Hi"}]}]}"#;
+
+    #[test]
+    fn the_picker_starts_on_the_imported_format() {
+        assert_eq!(doc(CHAT).imported_target(), None);
+        for (source, target) in
+            [("openai", Target::OpenaiChat), ("responses", Target::OpenaiResponses), ("anthropic", Target::Anthropic)]
+        {
+            let text = CHAT.replacen('{', &format!(r#"{{"source":"{source}","#), 1);
+            assert_eq!(doc(&text).imported_target(), Some(target), "{source}");
+        }
+    }
+
+    #[test]
+    fn the_chat_export_notes_what_chat_cannot_carry_unless_it_is_the_replay() {
+        let kept = CHAT.replace(r#""content":"Hi""#, r#""content":"Hi","cacheControl":{"type":"ephemeral"}"#);
+        for (source, noted) in [("", true), (r#""source":"anthropic","#, true), (r#""source":"openai","#, false)] {
+            let d = doc(&kept.replacen('{', &format!("{{{source}"), 1));
+            let paths: Vec<String> = d.openai_export().notices.iter().map(|n| n.path.clone()).collect();
+            assert_eq!(
+                paths.contains(&"messages[0].segments[0].cacheControl".to_string()),
+                noted,
+                "{source}: {paths:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn fingerprints_tell_documents_apart_and_hold_across_loads() {
+        let a = doc(CHAT);
+        assert_eq!(a.fingerprint(), doc(CHAT).fingerprint(), "the same text, another load");
+        assert_eq!(a.fingerprint(), a.with_later_warnings(Vec::new()).fingerprint());
+        assert_ne!(a.fingerprint(), doc(&CHAT.replace("Hi", "Ho")).fingerprint());
+        // Lengths and kinds are fed too: no two layouts read the same bytes.
+        assert_ne!(
+            super::fingerprint(&serde_json::json!(["ab", "c"])),
+            super::fingerprint(&serde_json::json!(["a", "bc"]))
+        );
+        assert_ne!(
+            super::fingerprint(&serde_json::json!({"a": 1})),
+            super::fingerprint(&serde_json::json!({"a": "1"}))
+        );
+        assert_ne!(super::fingerprint(&serde_json::json!([[1], 2])), super::fingerprint(&serde_json::json!([[1, 2]])));
     }
 }

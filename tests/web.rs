@@ -904,13 +904,18 @@ async fn the_export_picker_shows_each_format_with_its_notices_and_is_remembered(
         all(&el, "[data-testid=export-format] option").iter().map(|o| o.text_content().unwrap()).collect();
     assert_eq!(labels, ["OpenAI Chat", "OpenAI Responses", "Anthropic", "cURL (OpenAI)", "cURL (Anthropic)"]);
     assert_eq!(json_text(&el), chat.trim_end_matches('\n').to_string() + "\n");
-    // OpenAI Chat's own notices: a Claude model, a setting Chat does not have.
+    // OpenAI Chat's own notices, listed at once (no click), counted beside
+    // the picker: a Claude model, a setting Chat does not have.
     let notices = one(&el, "[data-testid=export-notices]");
-    assert!(all(&notices, "li").is_empty(), "notices start folded");
-    click(&one(&notices, "button[aria-expanded]"));
-    tick().await;
+    let n = all(&notices, "li").len();
+    assert!(n >= 2, "{n}");
     let listed = notices.text_content().unwrap();
     assert!(listed.contains("claude-sonnet-4-5") && listed.contains("params.top_k"), "{listed}");
+    assert!(listed.contains(&format!("{n} items not carried by OpenAI Chat")), "{listed}");
+    assert_eq!(
+        one(&el, "[data-testid=export-notices-count]").text_content().unwrap().trim(),
+        format!("{n} items not carried")
+    );
 
     pick(&el, "anthropic");
     tick().await;
@@ -918,10 +923,9 @@ async fn the_export_picker_shows_each_format_with_its_notices_and_is_remembered(
     assert!(until(|| json_text(&el).contains("\"model\": \"claude-sonnet-4-5\"")).await);
     assert!(!json_text(&el).contains("messages"));
     let notices = one(&el, "[data-testid=export-notices]");
-    assert!(notices.text_content().unwrap().contains("what Anthropic cannot express"));
-    click(&one(&notices, "button[aria-expanded]"));
-    tick().await;
+    assert!(notices.text_content().unwrap().contains("1 item not carried by Anthropic"));
     assert!(notices.text_content().unwrap().contains("params.response_format"));
+    assert_eq!(one(&el, "[data-testid=export-notices-count]").text_content().unwrap().trim(), "1 item not carried");
     let copy: web_sys::HtmlButtonElement = one(&el, "[data-testid=copy-json]").unchecked_into();
     assert!(!copy.disabled());
     // The choice is saved with the preferences.
@@ -936,6 +940,72 @@ async fn the_export_picker_shows_each_format_with_its_notices_and_is_remembered(
             .unwrap_or_default()
     };
     assert!(until(|| saved().contains("\"export\":\"anthropic\"")).await, "{}", saved());
+}
+
+/// `WITH_PARAMS` imported from `source` (`anthropic`, …), its first message
+/// saying `hi`, with `text` as its Anthropic export (made before: the test
+/// server has no worker).
+fn imported(source: &str, hi: &str, text: &str) -> Arc<Doc> {
+    let json =
+        WITH_PARAMS.replacen('{', &format!(r#"{{"source": "{source}","#), 1).replace(r#""hi""#, &format!("{hi:?}"));
+    let doc = Doc::load(Source::Pasted, json.as_bytes()).unwrap();
+    doc.keep_export(Export { target: Target::Anthropic, text: text.into(), notices: Vec::new().into() });
+    doc
+}
+
+fn picker(el: &Element) -> String {
+    one(el, "[data-testid=export-format]").unchecked_into::<web_sys::HtmlSelectElement>().value()
+}
+
+#[wasm_bindgen_test]
+async fn the_export_starts_on_the_format_a_document_was_imported_from_and_then_keeps_the_users_pick() {
+    clear_storage();
+    // The saved preference is OpenAI Chat; the document came from Anthropic.
+    let (el, h, prefs) = mount_panel(imported("anthropic", "hi", "{\"replayed\": 1}\n"), Target::OpenaiChat);
+    assert!(until(|| el.query_selector("[data-testid=protocol-json]").ok().flatten().is_some()).await);
+    assert_eq!(picker(&el), "anthropic");
+    assert!(json_text(&el).contains("replayed"));
+    assert!(all(&el, "[data-testid=export-notices]").is_empty(), "a replay carries everything");
+    assert_eq!(one(&el, "[data-testid=export-notices-count]").text_content().unwrap(), "");
+    assert_eq!(prefs.export.get_untracked(), Target::OpenaiChat, "the start is not a preference");
+    // The user's pick holds: for this document, and for it after a reload.
+    pick(&el, "openai");
+    assert!(until(|| json_text(&el).contains("\"messages\"")).await);
+    assert_eq!(prefs.export.get_untracked(), Target::OpenaiChat);
+    assert!(!all(&el, "[data-testid=export-notices] li").is_empty());
+    drop(h);
+    let (el, h, _) = mount_panel(imported("anthropic", "hi", "{\"replayed\": 1}\n"), Target::OpenaiChat);
+    assert!(until(|| el.query_selector("[data-testid=protocol-json]").ok().flatten().is_some()).await);
+    assert_eq!(picker(&el), "openai", "the same document, loaded again");
+    drop(h);
+    // Another imported document starts on its own format again.
+    let (el, _h, _) = mount_panel(imported("anthropic", "hello", "{\"other\": 2}\n"), Target::OpenaiChat);
+    assert!(until(|| el.query_selector("[data-testid=protocol-json]").ok().flatten().is_some()).await);
+    assert_eq!(picker(&el), "anthropic");
+    assert!(json_text(&el).contains("other"));
+    // A document without `source` shows the saved preference, as before.
+    let (el, _h2, _) = mount_panel(Doc::load(Source::Pasted, WITH_PARAMS.as_bytes()).unwrap(), Target::OpenaiChat);
+    assert!(until(|| el.query_selector("[data-testid=protocol-json]").ok().flatten().is_some()).await);
+    assert_eq!(picker(&el), "openai");
+}
+
+#[wasm_bindgen_test]
+async fn export_notices_are_text_however_hostile() {
+    clear_storage();
+    let doc = Doc::load(Source::Pasted, WITH_PARAMS.as_bytes()).unwrap();
+    let hostile = "<img src=x onerror=\"window.__pwned=1\"><script>window.__pwned=2</script>";
+    doc.keep_export(Export {
+        target: Target::Anthropic,
+        text: "{}\n".into(),
+        notices: vec![Notice::new(hostile, hostile), Notice::new("", "the whole & <b>document</b>")].into(),
+    });
+    let (el, _h, _) = mount_panel(doc, Target::Anthropic);
+    assert!(until(|| !all(&el, "[data-testid=export-notices] li").is_empty()).await);
+    let notices = one(&el, "[data-testid=export-notices]");
+    assert!(all(&notices, "img, script, b").is_empty());
+    let items: Vec<String> = all(&notices, "li").iter().map(|li| li.text_content().unwrap()).collect();
+    assert_eq!(items, [format!("{hostile} {hostile}"), "(document) the whole & <b>document</b>".to_string()]);
+    assert_eq!(notices.get_attribute("aria-labelledby").as_deref(), Some("export-notices-title"));
 }
 
 #[wasm_bindgen_test]

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use crate::components::icons::Ico;
-use crate::components::reports::Notes;
 use envelope::export::Target;
 use envelope::jsonview::LineIndex;
 use envelope::Notice;
@@ -23,6 +22,14 @@ use crate::split;
 use crate::state::{Prefs, Tab};
 use crate::worker;
 use envelope::export::to_pretty;
+
+/// Where the export pick made for an imported document is remembered: the
+/// document's fingerprint (`Doc::fingerprint`). Restored after a reload, that
+/// document shows the pick again rather than its own format.
+const PICKED_FOR_KEY: &str = "pep/v1/export-picked-for";
+/// Notices listed at most (the count says how many there are; `pep export`
+/// lists every one).
+const NOTICES_SHOWN: usize = 500;
 
 /// Files up to this many lines render whole; longer ones render the lines on screen.
 const VIRTUAL_FROM_LINES: usize = 3000;
@@ -101,7 +108,34 @@ pub struct PanelDoc(pub Signal<Option<Arc<Doc>>>);
 pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     let prefs = Prefs::expect();
     let tab = prefs.tab;
-    let target = prefs.export;
+    // The format shown (issue 21). A document imported from a request starts
+    // on that request's format (its export is the request replayed); once the
+    // user picks a format for it, their pick, as for any other document: the
+    // saved preference. `picked_in`: the lineage the pick was made in (edits
+    // keep it); `picked_for`: the document it was made for, kept for the next
+    // visit; `checked`: the lineage already compared with it.
+    let picked_in = StoredValue::new(None::<u64>);
+    let checked = StoredValue::new(None::<u64>);
+    let picked_for = RwSignal::new(browser::load::<u64>(PICKED_FOR_KEY).ok().flatten());
+    let target = Memo::new(move |_| {
+        let pick = prefs.export.get();
+        let saved = picked_for.get();
+        doc.with(|d| {
+            let Some(d) = d else { return pick };
+            let Some(start) = d.imported_target() else { return pick };
+            if picked_in.get_value() == Some(d.lineage) {
+                return pick;
+            }
+            if saved.is_some() && checked.get_value() != Some(d.lineage) {
+                checked.set_value(Some(d.lineage));
+                if saved == Some(d.fingerprint()) {
+                    picked_in.set_value(Some(d.lineage));
+                    return pick;
+                }
+            }
+            start
+        })
+    });
     // The viewer provides the checks' context; a panel mounted alone makes its own.
     if use_context::<Checks>().is_none() {
         Checks::new(doc);
@@ -265,10 +299,29 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
         Tab::Checks => "tab-checks",
     };
     let pick = move |ev: leptos::ev::Event| {
-        if let Some(t) = Target::from_code(&event_target_value(&ev)) {
-            target.set(t);
-            status.set(None);
+        let Some(t) = Target::from_code(&event_target_value(&ev)) else { return };
+        if let Some(d) = doc.get_untracked() {
+            picked_in.set_value(Some(d.lineage));
+            if d.imported_target().is_some() {
+                let f = d.fingerprint();
+                // Not kept (storage blocked or full): the pick holds for this visit.
+                let _ = browser::save(PICKED_FOR_KEY, &f);
+                picked_for.set(Some(f));
+            }
         }
+        prefs.export.set(t);
+        status.set(None);
+    };
+    // How many items the shown export cannot carry (said beside the picker;
+    // listed above the request).
+    let not_carried = move || {
+        if scope() != Scope::Full {
+            return 0;
+        }
+        export.with(|e| match e {
+            ExportState::Ready(e) => e.notices.len(),
+            _ => 0,
+        })
     };
     // Made by the Raw tab a slice at a time (RawView): Copy and Download wait
     // for it rather than make a document of tens of MB in one task.
@@ -325,6 +378,12 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                                     }).collect::<Vec<_>>()}
                                 </select>
                             </label>
+                            <span class="export-count" role="status" data-testid="export-notices-count">
+                                {move || match not_carried() {
+                                    0 => None,
+                                    n => Some(view! { <Ico name="info"/>" "{not_carried_text(n)} }),
+                                }}
+                            </span>
                         </Show>
                         <button type="button" class="btn" data-testid="copy-json" on:click=copy disabled=unavailable>
                             <Ico name="copy"/>" Copy"
@@ -386,7 +445,9 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                         let entries = (e.target == Target::OpenaiChat)
                             .then(|| doc.get_untracked())
                             .flatten()
-                            .map(|d| Arc::new(envelope::export::openai_chat::message_lines(d.contributions(), &e.text)));
+                            .map(|d| {
+                                Arc::new(envelope::export::openai_chat::message_lines_of(&d.envelope, d.contributions(), &e.text))
+                            });
                         view! {
                             <ExportNotices target=e.target notices=e.notices.clone()/>
                             <JsonView text=e.text.clone() entries label=format!("{} request", e.target.label())/>
@@ -399,16 +460,39 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
     }
 }
 
-/// What the shown export cannot express, by path into the envelope.
+/// "3 items not carried".
+fn not_carried_text(n: usize) -> String {
+    format!("{} not carried", count(n, "item"))
+}
+
+/// What the shown export cannot express as the envelope has it, by path into
+/// the envelope: always listed (a heading with the count, then each path and
+/// message, as `pep export` notes them), never behind a click.
 #[component]
 fn ExportNotices(target: Target, notices: Arc<[Notice]>) -> impl IntoView {
     (!notices.is_empty()).then(|| {
-        let summary =
-            format!("{}: what {} cannot express as the envelope has it", count(notices.len(), "note"), target.label());
-        let items = notices.iter().map(|d| (d.path.clone(), d.message.clone())).collect();
+        let n = notices.len();
+        let heading = format!("{} by {}", not_carried_text(n), target.label());
+        let items = notices
+            .iter()
+            .take(NOTICES_SHOWN)
+            .map(|d| {
+                let path = if d.path.is_empty() { "(document)".to_string() } else { d.path.clone() };
+                view! { <li><code class="path">{path}</code>" "{d.message.clone()}</li> }
+            })
+            .collect::<Vec<_>>();
+        let more = (n > NOTICES_SHOWN).then(|| {
+            view! {
+                <p class="muted">{format!("The first {NOTICES_SHOWN} are listed; `pep export` lists every one.")}</p>
+            }
+        });
         view! {
-            <section class="export-notices" data-testid="export-notices">
-                <Notes summary items whole="(document)"/>
+            <section class="export-notices" data-testid="export-notices" aria-labelledby="export-notices-title">
+                <h3 id="export-notices-title"><Ico name="info"/>" "{heading}</h3>
+                <ul class="diag-list" data-testid="export-notices-list" tabindex="0" aria-labelledby="export-notices-title">
+                    {items}
+                </ul>
+                {more}
             </section>
         }
     })

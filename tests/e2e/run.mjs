@@ -14,7 +14,7 @@ import { startServer } from './serve.mjs';
 import { hostileEnvelope } from './hostile.mjs';
 import { shipTests } from './ship.mjs';
 import { bigEnvelope, oneMessageEnvelope } from '../../bench/gen.mjs';
-import { registerA11y } from './a11y.mjs';
+import { axe, registerA11y } from './a11y.mjs';
 import { registerLoad } from './load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -983,16 +983,20 @@ test('every export format: Copy and Download equal `pep export --format X`, for 
       const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-json').click()]);
       assert.equal(dl.suggestedFilename(), fileName(stem, code));
       assert.equal(readFileSync(await dl.path(), 'utf8'), cli.stdout, `${file} ${code}: download`);
-      // What the target cannot express: pep's notes, listed under the export.
+      // What the target cannot express: pep's notes, listed under the
+      // export (no click) and counted beside the picker.
       const all = noteLines(cli.stderr);
       assert.deepEqual(all.slice(0, importNotes.length), importNotes, `${file} ${code}: import notes first`);
       const notes = all.slice(importNotes.length);
       const listed = page.getByTestId('export-notices');
+      const counted = (await page.getByTestId('export-notices-count').textContent()).trim();
       if (notes.length) {
-        await listed.locator('button').click();
+        assert.ok(await listed.locator('ul').isVisible(), `${file} ${code}: notices shown`);
         assert.deepEqual(await pathLines(listed.locator('li')), notes.map((l) => l.slice(l.indexOf(': note: ') + 8)), `${file} ${code}: notices`);
+        assert.equal(counted, notCarried(notes.length), `${file} ${code}: count`);
       } else {
         assert.equal(await listed.count(), 0, `${file} ${code}: no notices`);
+        assert.equal(counted, '', `${file} ${code}: no count`);
       }
     }
   };
@@ -1022,6 +1026,93 @@ test('every export format: Copy and Download equal `pep export --format X`, for 
   assert.ok((await page.getByTestId('protocol-json').textContent()).startsWith('curl '));
   assert.deepEqual(page.errors, []);
   await context.close();
+});
+
+/** What the Export tab says beside its picker: "3 items not carried". */
+const notCarried = (n) => `${n} item${n === 1 ? '' : 's'} not carried`;
+
+/** An Anthropic request of published examples (real/SOURCES.md): thinking
+ * with its signature and a tool round trip (thinking-tool-use-round-trip),
+ * a cache breakpoint on a system block (system-blocks-cache-control), a
+ * base64 PDF (document-pdf-base64-cache-control) and the web_search server
+ * tool (web-search-allowed-domains). No one example has all four. */
+function richAnthropic() {
+  const real = (f) => JSON.parse(readFileSync(join(REQUESTS, 'real/anthropic', f), 'utf8'));
+  const body = real('thinking-tool-use-round-trip.json');
+  body.system = real('system-blocks-cache-control.json').system;
+  const pdf = real('document-pdf-base64-cache-control.json').messages[0].content[0];
+  body.messages[0].content = [pdf, { type: 'text', text: body.messages[0].content }];
+  body.tools.push(real('web-search-allowed-domains.json').tools[0]);
+  return body;
+}
+
+test('the Export tab starts on the format a request came from (its replay, `pep export`\'s bytes); another format counts and lists what it cannot carry; light, dark, phone', async (browser) => {
+  const file = join(root, 'target', 'e2e', 'rich-anthropic.json');
+  mkdirSync(dirname(file), { recursive: true });
+  const body = JSON.stringify(richAnthropic(), null, 2);
+  writeFileSync(file, body);
+  for (const k of ['"signature"', '"cache_control"', '"application/pdf"', '"web_search_20250305"']) assert.ok(body.includes(k), k);
+  const replay = pepFull('export', '--format', 'anthropic', file);
+  assert.equal(replay.status, 0, replay.stderr);
+  assert.deepEqual(noteLines(replay.stderr), [], 'the replay carries everything');
+  const chat = pepFull('export', '--format', 'openai', file);
+  assert.equal(chat.status, 0, chat.stderr);
+  const notes = noteLines(chat.stderr).map((l) => l.slice(l.indexOf(': note: ') + 8));
+  // Reasoning, the cache breakpoints, the server tool: at least these.
+  assert.ok(notes.length >= 3, chat.stderr);
+  mkdirSync(shotDir, { recursive: true });
+  const runs = [['light', { width: 1400, height: 900 }], ['dark', { width: 1400, height: 900 }], ['phone', { width: 390, height: 844 }]];
+  for (const [name, viewport] of runs) {
+    const { context, page } = await newPage(browser, { colorScheme: name === 'dark' ? 'dark' : 'light', viewport });
+    await page.goto(`${BASE}/demo/a`);
+    await page.locator('[data-message-id]').first().waitFor();
+    assert.equal(await page.getByTestId('export-format').inputValue(), 'openai', 'the preference: OpenAI Chat');
+    await paste(page, body, { loads: true });
+    await page.getByTestId('imported-from').filter({ hasText: LABELS.anthropic }).waitFor();
+    if (name === 'phone') await page.getByTestId('show-protocol').click();
+    await page.getByTestId('tab-openai').click();
+    // It starts on Anthropic: the request as it was, nothing left out.
+    await page.getByTestId('protocol-json').filter({ hasText: '"signature"' }).waitFor();
+    assert.equal(await page.getByTestId('export-format').inputValue(), 'anthropic');
+    assert.equal(await page.getByTestId('protocol-json').textContent(), replay.stdout);
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-json').click()]);
+    assert.equal(readFileSync(await dl.path(), 'utf8'), replay.stdout);
+    assert.equal(await page.getByTestId('export-notices').count(), 0);
+    assert.equal((await page.getByTestId('export-notices-count').textContent()).trim(), '');
+    // OpenAI Chat: what it cannot carry, counted beside the picker and listed, without a click.
+    await page.getByTestId('export-format').selectOption('openai');
+    await page.getByTestId('export-notices').waitFor();
+    const count = page.getByTestId('export-notices-count');
+    assert.ok(await count.isVisible(), 'the count is on screen');
+    assert.equal((await count.textContent()).trim(), notCarried(notes.length));
+    const list = page.getByTestId('export-notices-list');
+    assert.ok(await list.isVisible(), 'the list is on screen');
+    assert.equal(await list.locator('li').count(), notes.length);
+    assert.deepEqual(await pathLines(list.locator('li')), notes);
+    assert.equal(await page.getByRole('list', { name: `${notCarried(notes.length)} by OpenAI Chat` }).count(), 1, 'the list is named');
+    const [dl2] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-json').click()]);
+    assert.equal(readFileSync(await dl2.path(), 'utf8'), chat.stdout);
+    // Nothing of the bar or the list goes past the screen's edge.
+    const over = await page.evaluate(() => [...document.querySelectorAll('.protocol-bar, .protocol-bar *, .export-notices, .export-notices *')]
+      .filter((el) => { const r = el.getBoundingClientRect(); return r.width > 0 && (r.right > window.innerWidth + 1 || r.left < -1); })
+      .map((el) => el.className || el.tagName));
+    assert.deepEqual(over, [], `${name}: the bar and the list fit`);
+    const violations = await axe(page, `${name} export notices`);
+    assert.equal(violations.length, 0, `${name}: axe: ${JSON.stringify(violations)}`);
+    await page.screenshot({ path: join(shotDir, `export-notices-${name}.png`) });
+    if (name === 'light') {
+      // The user's pick holds for this document, after a reload too.
+      await page.reload();
+      await page.getByTestId('protocol-json').waitFor();
+      assert.equal(await page.getByTestId('export-format').inputValue(), 'openai');
+      await page.getByTestId('export-notices-list').waitFor();
+      // Another imported request starts on its own format again.
+      await paste(page, readFileSync(join(REQUESTS, 'real/anthropic/web-search-allowed-domains.json'), 'utf8'), { loads: true });
+      await page.waitForFunction(() => document.querySelector('[data-testid=export-format]')?.value === 'anthropic');
+    }
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  }
 });
 
 test('an engine that fails to load is an error with "Try again", for an import and an export, never a hang', async (browser) => {

@@ -391,9 +391,10 @@ pub(crate) fn note_failed_results(envelope: &Envelope, c: &Contributions, provid
 /// `provider` (not the envelope's own format) cannot say: reasoning,
 /// blocks kept verbatim, cache breakpoints, message names, the developer
 /// role, a provider's fields of messages, blocks and tools, server tools,
-/// files by id or URL, tool results' content blocks.
-#[cfg(feature = "providers")]
-pub(crate) fn fidelity_notices(envelope: &Envelope, provider: params::Provider, notices: &mut Vec<Notice>) {
+/// files by id or URL, tool results' content blocks. Built without the
+/// `providers` feature too: the app's own OpenAI Chat export lists them as
+/// `pep export --format openai` does (before the request's own notices).
+pub fn fidelity_notices(envelope: &Envelope, provider: params::Provider, notices: &mut Vec<Notice>) {
     let target = match provider {
         params::Provider::OpenaiChat => "OpenAI Chat",
         params::Provider::OpenaiResponses => "OpenAI Responses",
