@@ -70,7 +70,59 @@ fn segment_view(segment: Segment, at: At) -> AnyView {
         Segment::Document(s) => view! { <DocumentSegment segment=s/> }.into_any(),
         Segment::LongText(s) => view! { <LongTextSegment segment=s/> }.into_any(),
         Segment::Media(s) => view! { <MediaSegment segment=s/> }.into_any(),
+        s @ (Segment::Reasoning(_) | Segment::ProviderBlock(_)) => view! { <Extension segment=s/> }.into_any(),
+    }
+}
+
+/// The views of the fidelity extension's own kinds (reasoning, provider
+/// blocks). In a release build for the browser this is a split point: no
+/// demo has them, so their code comes with the first document that does.
+#[cfg_attr(
+    pep_split,
+    ::leptos::wasm_split::wasm_split(fidelity, wasm_split_path = ::leptos::wasm_split, fallible, preload(preload_fidelity))
+)]
+fn extension_view(segment: Segment) -> Result<AnyView, ::leptos::wasm_split::SplitLoaderError> {
+    Ok(match segment {
         Segment::Reasoning(s) => view! { <ReasoningSegment segment=s/> }.into_any(),
         Segment::ProviderBlock(s) => view! { <ProviderBlockSegment segment=s/> }.into_any(),
+        _ => ().into_any(),
+    })
+}
+
+crate::split::split_loader!(FIDELITY_LOADED, fn fidelity_loaded, load_fidelity, preload_fidelity);
+
+/// A reasoning or provider-block segment: its view once its module is here
+/// ("Loading…" until then; a failed fetch says so, with Retry).
+#[component]
+fn Extension(segment: Segment) -> impl IntoView {
+    // None: loading; Some(ok): fetched or not.
+    let state = RwSignal::new(fidelity_loaded().then_some(true));
+    let fetch = move || {
+        state.set(None);
+        leptos::task::spawn_local(async move { state.set(Some(load_fidelity().await)) });
+    };
+    if state.get_untracked().is_none() {
+        fetch();
+    }
+    let kind = segment.kind();
+    move || match state.get() {
+        Some(true) => {
+            #[cfg(pep_split)]
+            let made = crate::split::now(extension_view(segment.clone())).and_then(Result::ok);
+            #[cfg(not(pep_split))]
+            let made = extension_view(segment.clone()).ok();
+            made.unwrap_or_else(|| ().into_any())
+        }
+        None => view! {
+            <div class="seg muted" data-kind=kind role="status">"Loading…"</div>
+        }
+        .into_any(),
+        Some(false) => view! {
+            <div class="seg muted" data-kind=kind role="alert">
+                {crate::split::unfetched!("This block could not be loaded", ". ")}
+                <button type="button" class="btn" on:click=move |_| fetch()>"Retry"</button>
+            </div>
+        }
+        .into_any(),
     }
 }
