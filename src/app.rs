@@ -82,19 +82,6 @@ pub fn App() -> impl IntoView {
             session.notify(format!("Markdown is shown as plain text: {why}."), true);
         }
     });
-    // Said once: secrets are shown as written (crate::secrets).
-    Effect::new(move |_| {
-        if crate::secrets::failed() {
-            session.notify(
-                crate::split::unfetched!(
-                    "Secrets are shown unmasked: the code that masks them could not be loaded",
-                    "."
-                )
-                .to_string(),
-                true,
-            );
-        }
-    });
     // The page's title follows the route.
     Effect::new(move |_| browser::set_title(&router.route().title(|c| DEMOS.iter().any(|&(d, _)| d == c))));
     view! {

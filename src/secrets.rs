@@ -52,6 +52,23 @@ pub struct Detector {
     pub json_string: fn(&str) -> Vec<Found>,
     /// JSON text (or a cURL command) with every secret masked.
     pub redact_json: fn(&str) -> String,
+    /// A Markdown text and its variables' values with their secrets masked
+    /// (see [`masked_markdown`]).
+    pub markdown: fn(&str, &[String]) -> Option<Masked>,
+    /// The views of masked secrets.
+    pub views: Views,
+}
+
+/// A Markdown text, its variables (flat: name, value, …) and their secrets.
+pub type Masked = (String, Vec<String>, Vec<Found>);
+
+/// The views of secrets (`components::secret`, code of the detector's module).
+#[derive(Clone, Copy)]
+pub struct Views {
+    /// A part of a text (at `base` in it) with its secrets masked, each with its button.
+    pub text: fn(&str, usize, &[Found]) -> Vec<AnyView>,
+    /// One button for the secrets of a rendered Markdown text.
+    pub reveal_all: fn(Vec<Found>) -> AnyView,
 }
 
 fn found_in_text(text: &str) -> Vec<Found> {
@@ -77,31 +94,55 @@ fn redact_json_text(text: &str) -> String {
     envelope::secrets::redact_json(text).into_owned()
 }
 
+/// A Markdown text and the values of its variables (flat: name, value, …)
+/// with every secret not revealed replaced by its mask written with U+2217
+/// `∗` for `*` (Markdown would read a run of `*` as emphasis), and their
+/// secrets; `None` when they hold none (tracked: what the user reveals).
+fn markdown_masked(text: &str, vars: &[String]) -> Option<Masked> {
+    let mut found = Vec::new();
+    let mut mask = |text: &str| {
+        let here = found_in_text(text);
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        for f in &here {
+            out.push_str(&text[last..f.range.start]);
+            if is_revealed(&f.secret) {
+                out.push_str(&f.secret);
+            } else {
+                out.push_str(&f.masked.replace('*', "\u{2217}"));
+            }
+            last = f.range.end;
+        }
+        out.push_str(&text[last..]);
+        found.extend(here);
+        out
+    };
+    let src = mask(text);
+    let vars = vars.iter().enumerate().map(|(i, v)| if i % 2 == 1 { mask(v) } else { v.clone() }).collect();
+    (!found.is_empty()).then_some((src, vars, found))
+}
+
 #[cfg_attr(
     pep_split,
     ::leptos::wasm_split::wasm_split(secrets, wasm_split_path = ::leptos::wasm_split, fallible)
 )]
 fn detector() -> Result<Detector, ::leptos::wasm_split::SplitLoaderError> {
-    Ok(Detector { text: found_in_text, json_string: found_in_json_string, redact_json: redact_json_text })
-}
-
-/// Where the detector stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Status {
-    Idle,
-    Loading,
-    Ready,
-    Failed,
+    Ok(Detector {
+        text: found_in_text,
+        json_string: found_in_json_string,
+        redact_json: redact_json_text,
+        markdown: markdown_masked,
+        views: Views { text: crate::components::secret::text, reveal_all: crate::components::secret::reveal_all },
+    })
 }
 
 thread_local! {
     static DETECTOR: Cell<Option<Detector>> = const { Cell::new(None) };
-    static STATUS: ArcRwSignal<Status> = ArcRwSignal::new(Status::Idle);
+    /// Whether a fetch after the next paint was asked for ([`preload`]).
+    static ASKED: Cell<bool> = const { Cell::new(false) };
+    /// Notified when the detector arrives.
+    static ARRIVED: ArcTrigger = ArcTrigger::new();
     static REVEALED: ArcRwSignal<HashSet<String>> = ArcRwSignal::new(HashSet::new());
-}
-
-fn status() -> ArcRwSignal<Status> {
-    STATUS.with(Clone::clone)
 }
 
 /// The detector now, or `None` while it loads (tracked: a view that asked
@@ -111,50 +152,56 @@ fn current() -> Option<Detector> {
     return detector().ok();
     #[cfg(pep_split)]
     {
-        if status().get() != Status::Ready {
+        ARRIVED.with(ArcTrigger::track);
+        let d = DETECTOR.with(Cell::get);
+        if d.is_none() {
             preload();
-            return None;
         }
-        DETECTOR.with(Cell::get)
+        d
     }
 }
 
-/// Fetches the detector after the next paint, unless it is here, loading,
-/// or failed. Cheap to call from every text.
+/// Fetches the detector after the next paint, unless it is here or asked
+/// for. Cheap to call from every text.
 pub fn preload() {
-    if status().get_untracked() != Status::Idle {
+    if ASKED.with(|a| a.replace(true)) {
         return;
     }
-    status().set(Status::Loading);
     leptos::task::spawn_local(async {
         browser::after_next_paint().await;
         fetch().await;
     });
 }
 
-/// Fetches the module (once it is here, at once) and keeps the detector.
+/// Fetches the module (once it is here, at once) and keeps the detector;
+/// after a failure the next text asks again.
 async fn fetch() -> Option<Detector> {
     let d = crate::split::split_call!(detector()).ok();
-    DETECTOR.with(|c| c.set(d));
-    status().set(if d.is_some() { Status::Ready } else { Status::Failed });
+    match d {
+        Some(_) => {
+            DETECTOR.with(|c| c.set(d));
+            ARRIVED.with(ArcTrigger::notify);
+        }
+        None => ASKED.with(|a| a.set(false)),
+    }
     d
 }
 
 /// The detector, fetched now if it is not here (a document about to be
-/// shown waits for it); `None` if it cannot be fetched.
+/// shown waits for it); `None` if it cannot be fetched (the caller says so:
+/// its texts show as written).
 pub async fn ensure() -> Option<Detector> {
-    if let Some(d) = DETECTOR.with(Cell::get) {
-        return Some(d);
+    match DETECTOR.with(Cell::get) {
+        Some(d) => Some(d),
+        None => fetch().await,
     }
-    status().set(Status::Loading);
-    fetch().await
 }
 
-/// Whether the detector could not be fetched (texts then show as written;
-/// tracked, for the app's notice).
-pub fn failed() -> bool {
-    status().get() == Status::Failed
-}
+/// What the page says when the detector cannot be fetched.
+pub const UNFETCHED: &str = crate::split::unfetched!(
+    "Secrets in this document are shown unmasked: the code that masks them could not be loaded",
+    "."
+);
 
 /// The secrets in `text` (none while the detector loads; tracked).
 pub fn in_text(text: &str) -> Vec<Found> {
@@ -165,6 +212,11 @@ pub fn in_text(text: &str) -> Vec<Found> {
 /// detector loads; tracked).
 pub fn in_json_string(token: &str) -> Vec<Found> {
     current().map_or_else(Vec::new, |d| (d.json_string)(token))
+}
+
+/// The views of secrets, once the detector is here (tracked).
+pub fn views() -> Option<Views> {
+    current().map(|d| d.views)
 }
 
 /// `text` (JSON, or a cURL command) with every secret masked: "redact
@@ -223,35 +275,21 @@ pub fn set_revealed(secrets: &[Found], on: bool) {
     });
 }
 
-/// `text` with every secret not revealed replaced by its mask written with
-/// U+2217 `∗` for `*` (Markdown would read a run of `*` as emphasis), and
-/// how many secrets it holds (tracked).
-pub fn masked_markdown(text: &str) -> (String, Vec<Found>) {
-    let found = in_text(text);
-    if found.is_empty() {
-        return (text.to_string(), found);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    for f in &found {
-        out.push_str(&text[last..f.range.start]);
-        if is_revealed(&f.secret) {
-            out.push_str(&f.secret);
-        } else {
-            out.push_str(&f.masked.replace('*', "\u{2217}"));
-        }
-        last = f.range.end;
-    }
-    out.push_str(&text[last..]);
-    (out, found)
+/// A Markdown text and the values of its variables (flat: name, value, …)
+/// with every secret not revealed masked (with `∗`, not `*`, which
+/// Markdown reads as emphasis), and their secrets; `None` when they hold
+/// none or while the detector loads (tracked).
+pub fn masked_markdown(text: &str, vars: &[String]) -> Option<Masked> {
+    current().and_then(|d| (d.markdown)(text, vars))
 }
 
 /// `text` with every secret masked, cut after `max` characters (then `…`):
 /// an outline's first words (no button: the message itself has them).
 pub fn masked_head(text: &str, max: usize) -> String {
+    let found = in_text(text);
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
-    for f in in_text(text) {
+    for f in &found {
         out.push_str(&text[last..f.range.start]);
         out.push_str(&f.masked);
         last = f.range.end;
@@ -286,7 +324,8 @@ mod tests {
         assert_eq!(found.len(), 2);
         assert_eq!((found[0].kind, found[0].secret.as_str()), ("OpenAI API key", k.as_str()));
         assert!(found[0].masked.starts_with("sk-proj-****") && !found[0].masked.contains(&k[8..30]));
-        let (md, _) = masked_markdown(&text);
+        let (md, vars, _) = masked_markdown(&text, &["k".into(), k.clone()]).unwrap();
+        assert!(!vars[1].contains(&k) && vars[0] == "k");
         assert!(!md.contains(&k) && md.contains("sk-proj-\u{2217}\u{2217}\u{2217}\u{2217}"), "{md}");
         assert_eq!(cut_point(&found, 10), found[0].range.end, "a cut inside a secret moves past it");
         assert_eq!(cut_point(&found, 3), 3);
@@ -294,7 +333,8 @@ mod tests {
         assert_eq!(head, format!("key: {}…", &found[0].masked[..15]));
         toggle(&k);
         assert!(is_revealed(&k));
-        assert_eq!(masked_markdown(&text).0, text, "revealed: as written");
+        assert_eq!(masked_markdown(&text, &[]).unwrap().0, text, "revealed: as written");
+        assert!(masked_markdown("no secret", &[]).is_none());
         set_revealed(&found, false);
         assert!(!is_revealed(&k));
         assert_eq!(redacted_name("demo-d.openai.json"), "demo-d.openai.redacted.json");
@@ -302,5 +342,15 @@ mod tests {
         let token = format!("\"a\\n{k}\"");
         let j = in_json_string(&token);
         assert_eq!((j.len(), &token[j[0].range.clone()]), (1, k.as_str()));
+    }
+
+    #[test]
+    fn the_demos_hold_no_secret() {
+        // They are shown at first paint, before the detector is here.
+        for d in ['a', 'b', 'c', 'd', 'e', 'f'] {
+            let path = format!("{}/demos/{d}.json", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert_eq!(envelope::secrets::redact_json(&text), text, "demo {d}");
+        }
     }
 }

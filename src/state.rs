@@ -173,7 +173,9 @@ impl Session {
             }));
         }
         // Shown with its secrets masked from its first paint (crate::secrets).
-        crate::secrets::ensure().await;
+        if crate::secrets::ensure().await.is_none() {
+            self.notify(crate::secrets::UNFETCHED, true);
+        }
         let made = crate::split::split_call!(opener(self, seq, source, input));
         if first {
             set_opening_here(made.is_ok());
@@ -451,11 +453,6 @@ impl Session {
         match browser::load::<StoredDocument>(DOC_KEY) {
             Ok(None) => {}
             Ok(Some(stored)) => {
-                // Shown at once; its secrets are masked when the detector is
-                // here, fetched now (docs/DECISIONS.md, "Secrets masked on the page").
-                leptos::task::spawn_local(async {
-                    crate::secrets::ensure().await;
-                });
                 let _ = browser::save(OPENING_KEY, &stored.text.len());
                 leptos::task::spawn_local(async {
                     browser::after_next_paint().await;
@@ -471,6 +468,11 @@ impl Session {
                         self.user_doc.set(Some(doc.clone()));
                         let session = *self;
                         leptos::task::spawn_local(async move {
+                            // Its secrets are masked when the detector is here, fetched
+                            // now (docs/DECISIONS.md, "Secrets masked on the page").
+                            if crate::secrets::ensure().await.is_none() {
+                                session.notify(crate::secrets::UNFETCHED, true);
+                            }
                             match crate::recheck::settle(doc, pending, session.user_doc).await {
                                 crate::recheck::Outcome::Invalid(errors) => session.no_longer_loads(errors.len()),
                                 crate::recheck::Outcome::Unavailable => session.notify(

@@ -1522,3 +1522,149 @@ async fn documents_say_where_the_provider_finds_them_and_messages_their_provider
     assert_eq!(user, ["name example_user"]);
     assert!(all(&head("a"), ".msg-ext").is_empty());
 }
+
+// Secrets (issue 21): masked wherever a document's text is shown, each with
+// a "show" button; Download can redact them first.
+
+/// A key built at run time (no secret-looking literal in the source).
+fn test_key(prefix: &str, body: &str) -> String {
+    format!("{prefix}{}", body.repeat(100 / body.len() + 1))
+}
+
+/// A document with a different secret in a system prompt (Markdown), a
+/// variable used in a text, a long text, a tool call's arguments and a result.
+fn secrets_doc() -> (Arc<Doc>, [String; 5]) {
+    let keys = [
+        test_key("sk-proj-", "Md1_Pr2-Om"),
+        test_key("sk-ant-api03-", "Va9_rI8-aB"),
+        test_key("sk-proj-", "Lo3_Ng4-Tx"),
+        test_key("sk-proj-", "Ar5_Gs6-Xy"),
+        test_key("sk-ant-api03-", "Re7_Su8-Lt"),
+    ];
+    let doc = serde_json::json!({"version": "1.0", "messages": [
+        {"id": "s", "role": "system", "timestamp": 1, "segments": [
+            {"kind": "static_var", "name": "api_key", "value": keys[1]},
+            {"kind": "system_prompt", "content": format!("Use **{}** for calls.", keys[0]), "collapsed": false}
+        ]},
+        {"id": "u", "role": "user", "timestamp": 2, "segments": [
+            {"kind": "text", "content": "Key: {{api_key}}"},
+            {"kind": "long_text", "content": format!("log line\nexport KEY={}\nend", keys[2]), "charCount": 10, "collapsed": false}
+        ]},
+        {"id": "a", "role": "assistant", "timestamp": 3, "segments": [
+            {"kind": "tool_call_request", "toolName": "call", "arguments": {"token": keys[3]}, "collapsed": false, "callId": "c1"}
+        ]},
+        {"id": "t", "role": "tool", "timestamp": 4, "segments": [
+            {"kind": "tool_call_result", "toolName": "call", "result": format!("ok, used {}", keys[4]), "success": true, "collapsed": false, "callId": "c1"}
+        ]}
+    ]});
+    (Doc::load(Source::Pasted, doc.to_string().as_bytes()).unwrap_or_else(|e| panic!("{e:?}")), keys)
+}
+
+/// The secret views whose text starts like `key` (its public prefix and first characters masked).
+fn secret_of(root: &Element, masked_start: &str) -> Element {
+    all(root, "[data-testid=secret]")
+        .into_iter()
+        .find(|s| one(s, ".secret-text").text_content().unwrap().starts_with(masked_start))
+        .unwrap_or_else(|| panic!("no secret shown as {masked_start}…"))
+}
+
+#[wasm_bindgen_test]
+async fn secrets_are_masked_and_each_show_button_reveals_only_its_own() {
+    let (doc, keys) = secrets_doc();
+    let (el, _h) = mount_conversation(doc);
+    settle().await;
+    let page = || el.text_content().unwrap();
+    for k in &keys {
+        assert!(!page().contains(k.as_str()), "{k} is masked");
+        assert!(!page().contains(&k[k.len() - 40..]), "no long part of it either");
+    }
+    // Arguments, result, long text, variable chip: one view each, masked as
+    // `mask` does (prefix, stars, the last four characters).
+    let args = one(&el, "[data-kind=tool_call_request]");
+    let secret = one(&args, "[data-testid=secret]");
+    let masked = envelope::secrets::mask(&keys[3], 8);
+    assert_eq!(one(&secret, ".secret-text").text_content().unwrap(), masked);
+    let button = one(&secret, "button");
+    assert_eq!(button.get_attribute("type").as_deref(), Some("button"));
+    assert_eq!(button.get_attribute("aria-label").as_deref(), Some("Show this OpenAI API key"));
+    // A button: keyboard-focusable, activated by Enter and Space.
+    button.unchecked_ref::<HtmlElement>().focus().unwrap();
+    assert!(document().active_element().is_some_and(|a| a == button));
+    click(&button);
+    tick().await;
+    assert_eq!(one(&secret, ".secret-text").text_content().unwrap(), keys[3], "shown in place");
+    assert_eq!(button.get_attribute("aria-label").as_deref(), Some("Hide this OpenAI API key"));
+    assert_eq!(button.text_content().unwrap(), "hide");
+    for (i, k) in keys.iter().enumerate() {
+        assert_eq!(page().contains(k.as_str()), i == 3, "only the one asked for: {i}");
+    }
+    click(&button);
+    tick().await;
+    assert!(!page().contains(keys[3].as_str()), "masked again");
+    for (seg, k, prefix) in [
+        ("[data-kind=tool_call_result]", &keys[4], 13),
+        ("[data-kind=long_text]", &keys[2], 8),
+        (".session-bar", &keys[1], 13),
+        ("[data-kind=static_var]", &keys[1], 13),
+    ] {
+        let s = secret_of(&one(&el, seg), &envelope::secrets::mask(k, prefix));
+        assert!(one(&s, "button").get_attribute("aria-label").unwrap().starts_with("Show this "));
+    }
+    // Markdown: masked before rendering; plain until the renderer is here
+    // (a button per secret), rendered after (one button for the text).
+    let md = one(&el, "[data-kind=system_prompt]");
+    assert!(md.text_content().unwrap().contains("sk-proj-"), "the public prefix stays");
+    let reveal = md.query_selector("[data-testid=secrets-toggle]").unwrap();
+    let button = match reveal {
+        Some(b) => {
+            assert_eq!(b.get_attribute("aria-label").as_deref(), Some("Show the 1 masked secret in this text"));
+            b
+        }
+        None => one(&md, "[data-testid=secret-toggle]"),
+    };
+    click(&button);
+    tick().await;
+    assert!(md.text_content().unwrap().contains(keys[0].as_str()), "revealed");
+    assert!(!page().contains(keys[1].as_str()), "not the others");
+    // Revealed secrets are kept for the page's life: masked again for the next test.
+    click(&one(&md, "[data-testid=secrets-toggle], [data-testid=secret-toggle]"));
+    tick().await;
+    assert!(!page().contains(keys[0].as_str()));
+}
+
+#[wasm_bindgen_test]
+async fn secrets_in_the_json_views_are_masked_and_download_can_redact_them() {
+    clear_storage();
+    let (doc, keys) = secrets_doc();
+    let (el, _h, prefs) = mount_panel(doc, Target::OpenaiChat);
+    assert!(until(|| el.query_selector("[data-testid=protocol-json]").unwrap().is_some()).await);
+    assert!(until(|| !all(&el, "[data-testid=protocol-json] [data-testid=secret]").is_empty()).await);
+    let json = json_text(&el);
+    for k in &keys {
+        assert!(!json.contains(k.as_str()), "{k} masked in the export");
+    }
+    // The arguments are a JSON string inside a string: still found.
+    let masked = envelope::secrets::mask(&keys[3], 8);
+    let arg = secret_of(&el, &masked);
+    click(&one(&arg, "button"));
+    tick().await;
+    assert!(json_text(&el).contains(keys[3].as_str()), "revealed in place");
+    click(&one(&arg, "button"));
+    tick().await;
+    // The raw tab too.
+    prefs.tab.set(pep_app::state::Tab::Raw);
+    assert!(until(|| json_text(&el).contains("\"version\"")).await);
+    for k in &keys {
+        assert!(!json_text(&el).contains(k.as_str()), "{k} masked in the raw document");
+    }
+    // Download, secrets redacted: a file of its own name; plain: as it is.
+    let redact: web_sys::HtmlInputElement = one(&el, "[data-testid=redact-secrets]").unchecked_into();
+    assert!(!redact.checked(), "off by default: byte for byte");
+    redact.click();
+    click(&one(&el, "[data-testid=download-json]"));
+    assert!(until(|| el.text_content().unwrap().contains("secrets redacted")).await);
+    assert_eq!(
+        one(&el, "[data-testid=copy-status]").text_content().unwrap(),
+        "Saved pasted.envelope.redacted.json, secrets redacted"
+    );
+}

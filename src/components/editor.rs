@@ -420,7 +420,7 @@ pub fn ShareLink() -> impl IntoView {
                 <Ico name="link"/>" Copy link"
             </button>
             <label class="redact-opt small" title="The link holds the document with every secret masked (its issuer's prefix and stars)">
-                <input type="checkbox" data-testid="share-redact" prop:checked=redact
+                <input type="checkbox" data-testid="share-redact"
                     on:change=move |ev| { redact.set(event_target_checked(&ev)); status.set(None); }/>
                 " Redact secrets"
             </label>

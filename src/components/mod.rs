@@ -14,6 +14,7 @@ pub mod panel;
 pub mod protocol_panel;
 pub mod reports;
 pub mod rich;
+pub mod secret;
 pub mod segments;
 pub mod settings;
 pub mod shortcuts;

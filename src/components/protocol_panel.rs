@@ -392,7 +392,7 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                             <Ico name="download"/>" Download"
                         </button>
                         <label class="redact-opt" title="Copy and Download give the text with every secret masked (its issuer's prefix and stars)">
-                            <input type="checkbox" data-testid="redact-secrets" prop:checked=redact
+                            <input type="checkbox" data-testid="redact-secrets"
                                 on:change=move |ev| { redact.set(event_target_checked(&ev)); status.set(None); }/>
                             " Redact secrets"
                         </label>

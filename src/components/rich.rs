@@ -57,24 +57,17 @@ pub fn Markdown(
             None => {
                 // Secrets masked before rendering (revealed ones as written),
                 // in the text and in the values of its variables.
-                let (src, mut found) = secrets::masked_markdown(&source);
-                let vars: Vec<String> = vars
-                    .chunks(2)
-                    .flat_map(|p| {
-                        let (value, more) = secrets::masked_markdown(p.get(1).map_or("", String::as_str));
-                        found.extend(more);
-                        [p[0].clone(), value]
-                    })
-                    .collect();
+                let masked = secrets::masked_markdown(&source, &vars);
+                let (src, vars) = masked.as_ref().map_or((source.as_str(), &vars[..]), |m| (m.0.as_str(), &m.1[..]));
                 // Absurd runs of combining marks collapsed (display only).
-                markdown::render(&shown(&src), &vars, if consent.allowed() { Remote::Load } else { Remote::Hold })
-                    .map(|html| (html, found))
+                markdown::render(&shown(src), vars, if consent.allowed() { Remote::Load } else { Remote::Hold })
+                    .map(|html| (html, masked.map(|m| m.2)))
             }
         };
         match rendered {
             Some((html, found)) => {
-                view! { <div class="md" inner_html=html></div>{(!found.is_empty()).then(|| reveal_all(found))} }
-                    .into_any()
+                let reveal = found.zip(secrets::views()).map(|(f, v)| (v.reveal_all)(f));
+                view! { <div class="md" inner_html=html></div>{reveal} }.into_any()
             }
             None => {
                 // Very long text is shown cut until asked (Copy and Download keep it whole).
@@ -178,73 +171,19 @@ pub fn offset(text: &str, part: &str) -> usize {
 
 /// `part` of a text whose secrets are `found` (ranges in that text; `base`:
 /// where `part` starts in it) as text nodes, each secret that starts in it
-/// as [`secret_view`] (the rest of one that starts before it is left out).
+/// masked with its "show" button (`components::secret`, the detector's
+/// module: with no secret, nothing of it is called).
 pub fn with_secrets(part: &str, base: usize, found: &[Found]) -> Vec<AnyView> {
-    let plain = |t: &str| shown(t).into_owned().into_any();
     let end = base + part.len();
-    let mut out = Vec::new();
-    let mut at = base;
-    for f in found.iter().filter(|f| f.range.end > base && f.range.start < end) {
-        if f.range.start > at {
-            out.push(plain(&part[at - base..f.range.start - base]));
-        }
-        if f.range.start >= base {
-            out.push(secret_view(f.clone()));
-        }
-        at = at.max(f.range.end.min(end));
+    match secrets::views().filter(|_| found.iter().any(|f| f.range.end > base && f.range.start < end)) {
+        Some(views) => (views.text)(part, base, found),
+        None => vec![plain(part)],
     }
-    if at < end || out.is_empty() {
-        out.push(plain(&part[at - base..]));
-    }
-    out
 }
 
-/// A secret, masked (the issuer's prefix and stars), with a button that
-/// shows it in place and masks it again. Not under a `<button>` of its own
-/// making: a click does not reach the row (a JSON line selects its message).
-pub fn secret_view(f: Found) -> AnyView {
-    let Found { kind, secret, masked, .. } = f;
-    let secret = StoredValue::new(secret);
-    let open = move || secret.with_value(|s| secrets::is_revealed(s));
-    view! {
-        <span class="secret" data-testid="secret" class:open=open>
-            <span class="secret-text">
-                {move || if open() { secret.with_value(|s| shown(s).into_owned()) } else { masked.clone() }}
-            </span>
-            <button type="button" class="secret-btn" data-testid="secret-toggle"
-                on:click=move |ev| {
-                    ev.stop_propagation();
-                    secret.with_value(|s| secrets::toggle(s));
-                }
-                aria-label=move || format!("{} this {kind}", if open() { "Hide" } else { "Show" })>
-                {move || if open() { "hide" } else { "show" }}
-            </button>
-        </span>
-    }
-    .into_any()
-}
-
-/// One button for all the secrets of a rendered Markdown text (masked
-/// before rendering: per-secret buttons would have to go into its HTML).
-fn reveal_all(found: Vec<Found>) -> impl IntoView {
-    let n = found.len();
-    let found = StoredValue::new(found);
-    let open = move || found.with_value(|f| f.iter().all(|f| secrets::is_revealed(&f.secret)));
-    let label = move || {
-        if open() {
-            "Hide the secrets in this text".to_string()
-        } else {
-            format!("Show the {} in this text", crate::components::count(n, "masked secret"))
-        }
-    };
-    view! {
-        <p class="secret-all">
-            <button type="button" class="secret-btn" data-testid="secrets-toggle" aria-label=label
-                on:click=move |_| found.with_value(|f| secrets::set_revealed(f, !open()))>
-                {move || if open() { "hide secrets" } else { "show secrets" }}
-            </button>
-        </p>
-    }
+/// Text as a text node, absurd runs of combining marks collapsed.
+pub fn plain(text: &str) -> AnyView {
+    shown(text).into_owned().into_any()
 }
 
 /// What a cut text leaves out, and "Show all" (sets `whole`).
@@ -263,13 +202,14 @@ pub fn cut_note(hidden: usize, whole: RwSignal<bool>) -> impl IntoView {
 /// `part` of a text (at `base` in it; `found`: its secrets) as text nodes,
 /// with the session's variables substituted and marked.
 fn var_pieces(part: &str, base: usize, found: &[Found], doc: &Doc) -> Vec<AnyView> {
-    pieces(part, &|n: &str| doc.vars.get(n))
-        .into_iter()
-        .flat_map(|p| match p {
-            Piece::Text(t) => with_secrets(t, base + offset(part, t), found),
-            Piece::Var { name, value } => vec![var_mark(name, value).into_any()],
-        })
-        .collect()
+    let mut out = Vec::new();
+    for p in pieces(part, &|n: &str| doc.vars.get(n)) {
+        match p {
+            Piece::Text(t) => out.extend(with_secrets(t, base + offset(part, t), found)),
+            Piece::Var { name, value } => out.push(var_mark(name, value).into_any()),
+        }
+    }
+    out
 }
 
 /// A substituted value: highlighted, named on hover, and for assistive
