@@ -295,7 +295,9 @@ test('split: the first screen fetches only the protocol panel\'s module; search,
   assert.ok(first.includes('split_protocol'), `the protocol panel's module: ${first}`);
   // ... and the demo's semantic pass (src/recheck.rs), both after the first paint.
   assert.ok(first.includes('split_recheck'), `the semantic pass's module: ${first}`);
-  assert.deepEqual(first.filter((n) => !['split_protocol', 'split_recheck'].includes(n) && !n.startsWith('chunk_')), [], 'demo A loads no other split module');
+  // ... and the secret detector (src/secrets.rs), after the first paint of a text.
+  assert.ok(first.includes('split_secrets'), `the secret detector's module: ${first}`);
+  assert.deepEqual(first.filter((n) => !['split_protocol', 'split_recheck', 'split_secrets'].includes(n) && !n.startsWith('chunk_')), [], 'demo A loads no other split module');
   // The search's code comes with the first query.
   await page.getByTestId('search').fill('sam PATEL');
   await page.waitForFunction(() => /^1 of \d+$/.test(document.querySelector('[data-testid=search-count]').textContent));
