@@ -354,10 +354,6 @@ fn documents(e: &envelope::Envelope) -> Vec<(String, String, u64, String)> {
         .collect()
 }
 
-fn has_notice(notices: &[envelope::Notice], path: &str, words: &str) -> bool {
-    notices.iter().any(|n| n.path == path && n.message.contains(words))
-}
-
 #[test]
 fn files_become_documents_with_their_type_and_size() {
     let chat = import(&fixture("openai/files.json")).unwrap();

@@ -33,7 +33,7 @@ const SKILL_HEADER: &str = "### Skill: ";
 /// What a text contributes, in order.
 enum Part {
     Text(String),
-    Seg(Segment),
+    Seg(Box<Segment>),
 }
 
 /// The segments for the text of a message of `role` (none for an empty text).
@@ -58,7 +58,7 @@ pub fn segments(text: &str, role: Role) -> Vec<Segment> {
                     out.push(plain(run.join("\n\n"), role));
                     run.clear();
                 }
-                out.push(s);
+                out.push(*s);
             }
         }
     }
@@ -121,11 +121,11 @@ fn chunk(chunk: &str, role: Role, out: &mut Vec<Part>) {
         // The form must write back to exactly the bytes it was read from.
         if segment_text(&seg, &Vars::default()).as_deref() == Some(&chunk[..used]) {
             if used == chunk.len() {
-                out.push(Part::Seg(seg));
+                out.push(Part::Seg(Box::new(seg)));
                 return;
             }
             if let Some(rest) = chunk[used..].strip_prefix("\n\n").filter(|r| !r.is_empty()) {
-                out.push(Part::Seg(seg));
+                out.push(Part::Seg(Box::new(seg)));
                 out.push(Part::Text(rest.to_string()));
                 return;
             }

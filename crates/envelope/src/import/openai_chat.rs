@@ -215,7 +215,7 @@ fn call(b: &mut Builder, v: &Value, path: &str) -> Option<Segment> {
     let mut bag = Builder::rest(c, &["id", "type", "function"]).unwrap_or_default();
     let mut fbag = Builder::rest(f, &["name", "arguments"]).unwrap_or_default();
     if let Segment::ToolCallRequest(r) = &seg {
-        if Value::Object(r.arguments.clone()).to_string() != written {
+        if serde_json::to_string(&r.arguments).ok().as_deref() != Some(written) {
             fbag.insert("arguments".into(), written.into());
         }
     }

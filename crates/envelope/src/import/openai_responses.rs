@@ -81,7 +81,7 @@ fn input_item(b: &mut Builder, v: &Value, path: &str) {
             let args = written.and_then(|a| b.arguments(&join(path, "arguments"), a));
             let (Some(id), Some(name), Some(args), Some(written)) = (id, name, args, written) else { return };
             let mut known = vec!["call_id", "name"];
-            if Value::Object(args.clone()).to_string() == written {
+            if serde_json::to_string(&args).ok().as_deref() == Some(written) {
                 known.push("arguments");
             }
             let mut seg = b.call(&join(path, "call_id"), id, name, args);
