@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{groups, head, is_block_document, obj, text_of, tools, with_ext, Ctx};
+use super::{finish, groups, head, is_block_document, obj, own_block, with_ext, Ctx, Parts};
 use crate::diag::Notice;
 use crate::export::base64_data_url;
 use crate::types::*;
@@ -43,12 +43,7 @@ pub fn request(envelope: &Envelope, notices: &mut Vec<Notice>) -> Value {
         body.insert("system".into(), s);
     }
     body.insert("messages".into(), messages.into());
-    let list: Vec<Value> = tools(envelope).map(tool).collect();
-    if !list.is_empty() {
-        body.insert("tools".into(), list.into());
-    }
-    notices.append(&mut cx.notices);
-    Value::Object(body)
+    finish(body, &mut cx, tool, notices)
 }
 
 fn tool(t: &ToolItem) -> Value {
@@ -69,31 +64,14 @@ fn tool(t: &ToolItem) -> Value {
 fn content(cx: &mut Ctx, group: &[usize]) -> Option<Value> {
     let envelope = cx.envelope;
     let first = &envelope.messages[group[0]];
-    let mut texts: Vec<String> = Vec::new();
-    let mut blocks: Vec<Value> = Vec::new();
+    let mut content = Parts::new("text");
     let mut as_blocks = first.ext.content_parts;
-    // Whether the last block is a text block that a joined segment extends.
-    let mut open_text = false;
     for &mi in group {
         let m = &envelope.messages[mi];
         for (sj, seg) in m.segments.iter().enumerate() {
-            if let Some(text) = text_of(seg, m.role, &cx.vars) {
-                let ext = seg.ext().cloned().unwrap_or_default();
-                texts.push(text.clone());
-                if ext.join_previous && open_text {
-                    if let Some(Value::Object(last)) = blocks.last_mut() {
-                        if let Some(Value::String(t)) = last.get_mut("text") {
-                            t.push_str("\n\n");
-                            t.push_str(&text);
-                        }
-                    }
-                } else {
-                    blocks.push(with_ext(obj([("type", "text".into()), ("text", text.into())]), &ext));
-                }
-                open_text = true;
+            if content.text(seg, m.role, &cx.vars) {
                 continue;
             }
-            open_text = false;
             let block = match seg {
                 Segment::Media(md) => {
                     let source = match base64_data_url(&md.url) {
@@ -144,23 +122,22 @@ fn content(cx: &mut Ctx, group: &[usize]) -> Option<Value> {
                     };
                     with_ext(o, &r.ext)
                 }
-                Segment::ProviderBlock(b) if b.format == ME => with_ext(b.block.clone(), &b.ext),
-                Segment::ProviderBlock(b) => {
-                    cx.foreign(mi, sj, b, ME);
-                    continue;
-                }
+                Segment::ProviderBlock(b) => match own_block(cx, mi, sj, b, ME) {
+                    Some(v) => v,
+                    None => continue,
+                },
                 _ => continue,
             };
             as_blocks = true;
-            blocks.push(block);
+            content.parts.push(block);
         }
     }
     if as_blocks {
-        Some(Value::Array(blocks))
-    } else if texts.is_empty() {
+        Some(Value::Array(content.parts))
+    } else if content.texts.is_empty() {
         None
     } else {
-        Some(Value::String(texts.join("\n\n")))
+        Some(Value::String(content.texts.join("\n\n")))
     }
 }
 

@@ -26,7 +26,6 @@ use crate::template::Vars;
 use crate::types::*;
 
 /// What replay needs of an envelope besides the envelope.
-#[cfg_attr(not(feature = "providers"), allow(dead_code))]
 pub(crate) struct Ctx<'a> {
     pub envelope: &'a Envelope,
     pub vars: Vars,
@@ -161,4 +160,67 @@ pub(crate) fn has_tools(envelope: &Envelope) -> bool {
 /// provider message: the import's holder of the request's tools.
 pub(crate) fn holder(m: &Message) -> bool {
     m.ext.is_empty() && m.segments.iter().all(|s| matches!(s, Segment::ToolOverview(_) | Segment::StaticVar(_)))
+}
+
+/// A provider message's content as it is rebuilt: the texts (for a string
+/// content) and the parts or blocks (for an array), text parts extended by
+/// a segment that `joinPrevious`.
+pub(crate) struct Parts {
+    /// The type of a text part (`text`, `input_text`, `output_text`).
+    text_type: &'static str,
+    pub texts: Vec<String>,
+    pub parts: Vec<Value>,
+    /// Whether the last part is a text part a joined segment extends.
+    open_text: bool,
+}
+
+impl Parts {
+    pub fn new(text_type: &'static str) -> Self {
+        Parts { text_type, texts: Vec::new(), parts: Vec::new(), open_text: false }
+    }
+
+    /// Adds `seg` when it is text (true), as a part of its own or joined to the one before.
+    pub fn text(&mut self, seg: &Segment, role: Role, vars: &Vars) -> bool {
+        let Some(text) = text_of(seg, role, vars) else {
+            self.open_text = false;
+            return false;
+        };
+        let ext = seg.ext().cloned().unwrap_or_default();
+        self.texts.push(text.clone());
+        match self.parts.last_mut() {
+            Some(Value::Object(last)) if ext.join_previous && self.open_text => {
+                if let Some(Value::String(t)) = last.get_mut("text") {
+                    t.push_str("\n\n");
+                    t.push_str(&text);
+                }
+            }
+            _ => self.parts.push(with_ext(obj([("type", self.text_type.into()), ("text", text.into())]), &ext)),
+        }
+        self.open_text = true;
+        true
+    }
+}
+
+/// A provider block kept for `format`: itself again, or `None` with a notice
+/// when it was kept for another format.
+pub(crate) fn own_block(cx: &mut Ctx, mi: usize, sj: usize, b: &ProviderBlock, format: RequestFormat) -> Option<Value> {
+    if b.format == format {
+        return Some(with_ext(b.block.clone(), &b.ext));
+    }
+    cx.foreign(mi, sj, b, format);
+    None
+}
+
+/// The request's `tools` (when it declares any) and the notices: the end of every replay.
+pub(crate) fn finish(
+    mut body: Map<String, Value>,
+    cx: &mut Ctx,
+    tool: fn(&ToolItem) -> Value,
+    notices: &mut Vec<Notice>,
+) -> Value {
+    if has_tools(cx.envelope) {
+        body.insert("tools".into(), tools(cx.envelope).map(tool).collect::<Vec<_>>().into());
+    }
+    notices.append(&mut cx.notices);
+    Value::Object(body)
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{has_tools, head, is_block_document, obj, overlay, text_of, tools, with_ext, Ctx};
+use super::{finish, head, is_block_document, obj, overlay, own_block, with_ext, Ctx, Parts};
 use crate::diag::Notice;
 use crate::types::*;
 
@@ -20,11 +20,7 @@ pub fn request(envelope: &Envelope, notices: &mut Vec<Notice>) -> Value {
         message(&mut cx, mi, m, &mut messages);
     }
     body.insert("messages".into(), messages.into());
-    if has_tools(envelope) {
-        body.insert("tools".into(), tools(envelope).map(tool).collect::<Vec<_>>().into());
-    }
-    notices.append(&mut cx.notices);
-    Value::Object(body)
+    finish(body, &mut cx, tool, notices)
 }
 
 fn tool(t: &ToolItem) -> Value {
@@ -76,28 +72,13 @@ fn message(cx: &mut Ctx, mi: usize, m: &Message, out: &mut Vec<Value>) {
         Role::System => m.ext.provider_role.clone().unwrap_or_else(|| "system".into()),
         r => r.as_str().to_string(),
     };
-    let mut texts: Vec<String> = Vec::new();
-    let mut parts: Vec<Value> = Vec::new();
+    let mut content = Parts::new("text");
     let mut calls: Vec<Value> = Vec::new();
     let mut as_parts = m.ext.content_parts;
-    let mut open_text = false;
     for (sj, seg) in m.segments.iter().enumerate() {
-        if let Some(text) = text_of(seg, m.role, &cx.vars) {
-            let ext = seg.ext().cloned().unwrap_or_default();
-            texts.push(text.clone());
-            match parts.last_mut() {
-                Some(Value::Object(last)) if ext.join_previous && open_text => {
-                    if let Some(Value::String(t)) = last.get_mut("text") {
-                        t.push_str("\n\n");
-                        t.push_str(&text);
-                    }
-                }
-                _ => parts.push(with_ext(obj([("type", "text".into()), ("text", text.into())]), &ext)),
-            }
-            open_text = true;
+        if content.text(seg, m.role, &cx.vars) {
             continue;
         }
-        open_text = false;
         let part = match seg {
             Segment::Media(md) => {
                 let bag = md.ext.provider.as_ref();
@@ -134,31 +115,33 @@ fn message(cx: &mut Ctx, mi: usize, m: &Message, out: &mut Vec<Value>) {
                 calls.push(Value::Object(c));
                 continue;
             }
-            Segment::ProviderBlock(b) if b.format == ME => {
-                if m.role == Role::Assistant && b.block.contains_key("id") && b.block.contains_key(b.block_type()) {
-                    // A custom tool call.
-                    calls.push(Value::Object(b.block.clone()));
-                    continue;
-                }
-                with_ext(b.block.clone(), &b.ext)
-            }
-            Segment::ProviderBlock(b) => {
-                cx.foreign(mi, sj, b, ME);
+            Segment::ProviderBlock(b)
+                if b.format == ME
+                    && m.role == Role::Assistant
+                    && b.block.contains_key("id")
+                    && b.block.contains_key(b.block_type()) =>
+            {
+                // A custom tool call.
+                calls.push(Value::Object(b.block.clone()));
                 continue;
             }
+            Segment::ProviderBlock(b) => match own_block(cx, mi, sj, b, ME) {
+                Some(v) => v,
+                None => continue,
+            },
             _ => continue,
         };
         as_parts = true;
-        parts.push(part);
+        content.parts.push(part);
     }
     let mut o = obj([("role", role.into())]);
     if let Some(n) = &m.ext.name {
         o.insert("name".into(), n.clone().into());
     }
     if as_parts {
-        o.insert("content".into(), parts.into());
-    } else if !texts.is_empty() {
-        o.insert("content".into(), texts.join("\n\n").into());
+        o.insert("content".into(), content.parts.into());
+    } else if !content.texts.is_empty() {
+        o.insert("content".into(), content.texts.join("\n\n").into());
     } else if m.role != Role::Assistant && m.ext.provider.as_ref().is_none_or(|p| !p.contains_key("content")) {
         o.insert("content".into(), "".into());
     }

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::openai_chat::arguments;
-use super::{has_tools, head, is_block_document, obj, overlay, text_of, tools, with_ext, Ctx};
+use super::{finish, head, is_block_document, obj, overlay, own_block, text_of, with_ext, Ctx, Parts};
 use crate::diag::Notice;
 use crate::import::openai_responses::PART_TYPES;
 use crate::types::*;
@@ -57,11 +57,7 @@ pub fn request(envelope: &Envelope, notices: &mut Vec<Notice>) -> Value {
             body.insert("input".into(), input.into());
         }
     }
-    if has_tools(envelope) {
-        body.insert("tools".into(), tools(envelope).map(tool).collect::<Vec<_>>().into());
-    }
-    notices.append(&mut cx.notices);
-    Value::Object(body)
+    finish(body, &mut cx, tool, notices)
 }
 
 fn tool(t: &ToolItem) -> Value {
@@ -150,11 +146,10 @@ fn items(cx: &mut Ctx, mi: usize, m: &Message, out: &mut Vec<Value>) {
                 }
                 with_ext(o, &r.ext)
             }
-            Segment::ProviderBlock(b) if b.format == ME => with_ext(b.block.clone(), &b.ext),
-            Segment::ProviderBlock(b) => {
-                cx.foreign(mi, sj, b, ME);
-                continue;
-            }
+            Segment::ProviderBlock(b) => match own_block(cx, mi, sj, b, ME) {
+                Some(v) => v,
+                None => continue,
+            },
             _ => continue,
         };
         out.push(item);
@@ -167,27 +162,12 @@ fn message_item(cx: &mut Ctx, mi: usize, m: &Message, segs: &[Segment]) -> Value
         Role::System => m.ext.provider_role.clone().filter(|r| r == "developer").unwrap_or_else(|| "system".into()),
         r => r.as_str().to_string(),
     };
-    let mut texts: Vec<String> = Vec::new();
-    let mut parts: Vec<Value> = Vec::new();
+    let mut content = Parts::new(text_type);
     let mut as_parts = m.ext.content_parts;
-    let mut open_text = false;
     for (sj, seg) in segs.iter().enumerate() {
-        if let Some(text) = text_of(seg, m.role, &cx.vars) {
-            let ext = seg.ext().cloned().unwrap_or_default();
-            texts.push(text.clone());
-            match parts.last_mut() {
-                Some(Value::Object(last)) if ext.join_previous && open_text => {
-                    if let Some(Value::String(t)) = last.get_mut("text") {
-                        t.push_str("\n\n");
-                        t.push_str(&text);
-                    }
-                }
-                _ => parts.push(with_ext(obj([("type", text_type.into()), ("text", text.into())]), &ext)),
-            }
-            open_text = true;
+        if content.text(seg, m.role, &cx.vars) {
             continue;
         }
-        open_text = false;
         let part = match seg {
             Segment::Media(md) => {
                 with_ext(obj([("type", "input_image".into()), ("image_url", md.url.clone().into())]), &md.ext)
@@ -207,17 +187,16 @@ fn message_item(cx: &mut Ctx, mi: usize, m: &Message, segs: &[Segment]) -> Value
                     Value::Object(o)
                 }
             },
-            Segment::ProviderBlock(b) if b.format == ME => with_ext(b.block.clone(), &b.ext),
-            Segment::ProviderBlock(b) => {
-                cx.foreign(mi, sj, b, ME);
-                continue;
-            }
+            Segment::ProviderBlock(b) => match own_block(cx, mi, sj, b, ME) {
+                Some(v) => v,
+                None => continue,
+            },
             _ => continue,
         };
         as_parts = true;
-        parts.push(part);
+        content.parts.push(part);
     }
-    let content: Value = if as_parts { parts.into() } else { texts.join("\n\n").into() };
+    let content: Value = if as_parts { content.parts.into() } else { content.texts.join("\n\n").into() };
     let o = obj([("role", role.into()), ("content", content)]);
     Value::Object(overlay(o, m.ext.provider.as_ref()))
 }
