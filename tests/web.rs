@@ -1617,7 +1617,10 @@ async fn secrets_are_masked_and_each_show_button_reveals_only_its_own() {
     let reveal = md.query_selector("[data-testid=secrets-toggle]").unwrap();
     let button = match reveal {
         Some(b) => {
-            assert_eq!(b.get_attribute("aria-label").as_deref(), Some("Show the 1 masked secret in this text"));
+            assert_eq!(
+                b.get_attribute("aria-label").as_deref(),
+                Some("Show secrets: the 1 masked secret in this text")
+            );
             b
         }
         None => one(&md, "[data-testid=secret-toggle]"),

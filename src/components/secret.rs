@@ -63,10 +63,11 @@ pub fn reveal_all(found: Vec<Found>) -> AnyView {
     let found = StoredValue::new(found);
     let open = move || found.with_value(|f| f.iter().all(|f| secrets::is_revealed(&f.secret)));
     let label = move || {
+        // The visible words first (WCAG 2.5.3, label in name).
         if open() {
-            "Hide the secrets in this text".to_string()
+            "Hide secrets: mask this text's secrets again".to_string()
         } else {
-            format!("Show the {} in this text", crate::components::count(n, "masked secret"))
+            format!("Show secrets: the {} in this text", crate::components::count(n, "masked secret"))
         }
     };
     view! {

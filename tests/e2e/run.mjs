@@ -2334,7 +2334,7 @@ test('secrets: masked in the conversation and the JSON views until "show"; Downl
   // Each masked secret has a button that says what it does.
   const args = conv.locator('[data-kind=tool_call_request] [data-testid=secret-toggle]');
   assert.equal(await args.getAttribute('aria-label'), 'Show this OpenAI API key');
-  assert.equal(await conv.locator('[data-kind=system_prompt] [data-testid=secrets-toggle]').getAttribute('aria-label'), 'Show the 1 masked secret in this text');
+  assert.equal(await conv.locator('[data-kind=system_prompt] [data-testid=secrets-toggle]').getAttribute('aria-label'), 'Show secrets: the 1 masked secret in this text');
   // Plain Download: byte for byte (the raw tab is the document, the export `pep export`'s text).
   const download = async () => {
     const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-json').click()]);
@@ -2408,9 +2408,12 @@ test('secrets: masked in the conversation and the JSON views until "show"; Downl
     await page.locator('.pane.left [data-kind=system_prompt] .md:not(.md-plain)').waitFor();
     await page.locator('.pane.left [data-kind=tool_call_request] [data-testid=secret]').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(shotDir, `secrets-phone-conversation-${scheme}.png`) });
+    const ax = await axe(page, `secrets ${scheme} conversation`);
+    assert.deepEqual(ax, [], `masked secrets and their buttons pass axe: ${JSON.stringify(ax)}`);
     await page.getByTestId('show-protocol').click();
     await page.waitForFunction(() => document.querySelector('[data-testid=protocol-json] [data-testid=secret]'));
     await page.screenshot({ path: join(shotDir, `secrets-phone-export-${scheme}.png`) });
+    assert.deepEqual(await axe(page, `secrets ${scheme} export`), []);
     const wide = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.equal(wide, 390, 'nothing wider than the screen');
     assert.deepEqual(page.errors, []);
