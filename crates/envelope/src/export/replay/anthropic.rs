@@ -64,8 +64,7 @@ fn tool(t: &ToolItem) -> Value {
 fn content(cx: &mut Ctx, group: &[usize]) -> Option<Value> {
     let envelope = cx.envelope;
     let first = &envelope.messages[group[0]];
-    let mut content = Parts::new("text");
-    let mut as_blocks = first.ext.content_parts;
+    let mut content = Parts::new("text", first.ext.content_parts);
     for &mi in group {
         let m = &envelope.messages[mi];
         for (sj, seg) in m.segments.iter().enumerate() {
@@ -128,11 +127,10 @@ fn content(cx: &mut Ctx, group: &[usize]) -> Option<Value> {
                 },
                 _ => continue,
             };
-            as_blocks = true;
-            content.parts.push(block);
+            content.push(block);
         }
     }
-    if as_blocks {
+    if content.as_parts {
         Some(Value::Array(content.parts))
     } else if content.texts.is_empty() {
         None

@@ -172,11 +172,20 @@ pub(crate) struct Parts {
     pub parts: Vec<Value>,
     /// Whether the last part is a text part a joined segment extends.
     open_text: bool,
+    /// Whether the content is sent as parts: it was (`contentParts`), or it
+    /// holds a part that is not text.
+    pub as_parts: bool,
 }
 
 impl Parts {
-    pub fn new(text_type: &'static str) -> Self {
-        Parts { text_type, texts: Vec::new(), parts: Vec::new(), open_text: false }
+    pub fn new(text_type: &'static str, as_parts: bool) -> Self {
+        Parts { text_type, texts: Vec::new(), parts: Vec::new(), open_text: false, as_parts }
+    }
+
+    /// Adds a part that is not text (the content is then sent as parts).
+    pub fn push(&mut self, part: Value) {
+        self.as_parts = true;
+        self.parts.push(part);
     }
 
     /// Adds `seg` when it is text (true), as a part of its own or joined to the one before.

@@ -72,9 +72,8 @@ fn message(cx: &mut Ctx, mi: usize, m: &Message, out: &mut Vec<Value>) {
         Role::System => m.ext.provider_role.clone().unwrap_or_else(|| "system".into()),
         r => r.as_str().to_string(),
     };
-    let mut content = Parts::new("text");
+    let mut content = Parts::new("text", m.ext.content_parts);
     let mut calls: Vec<Value> = Vec::new();
-    let mut as_parts = m.ext.content_parts;
     for (sj, seg) in m.segments.iter().enumerate() {
         if content.text(seg, m.role, &cx.vars) {
             continue;
@@ -131,14 +130,13 @@ fn message(cx: &mut Ctx, mi: usize, m: &Message, out: &mut Vec<Value>) {
             },
             _ => continue,
         };
-        as_parts = true;
-        content.parts.push(part);
+        content.push(part);
     }
     let mut o = obj([("role", role.into())]);
     if let Some(n) = &m.ext.name {
         o.insert("name".into(), n.clone().into());
     }
-    if as_parts {
+    if content.as_parts {
         o.insert("content".into(), content.parts.into());
     } else if !content.texts.is_empty() {
         o.insert("content".into(), content.texts.join("\n\n").into());

@@ -162,8 +162,7 @@ fn message_item(cx: &mut Ctx, mi: usize, m: &Message, segs: &[Segment]) -> Value
         Role::System => m.ext.provider_role.clone().filter(|r| r == "developer").unwrap_or_else(|| "system".into()),
         r => r.as_str().to_string(),
     };
-    let mut content = Parts::new(text_type);
-    let mut as_parts = m.ext.content_parts;
+    let mut content = Parts::new(text_type, m.ext.content_parts);
     for (sj, seg) in segs.iter().enumerate() {
         if content.text(seg, m.role, &cx.vars) {
             continue;
@@ -193,10 +192,9 @@ fn message_item(cx: &mut Ctx, mi: usize, m: &Message, segs: &[Segment]) -> Value
             },
             _ => continue,
         };
-        as_parts = true;
-        content.parts.push(part);
+        content.push(part);
     }
-    let content: Value = if as_parts { content.parts.into() } else { content.texts.join("\n\n").into() };
+    let content: Value = if content.as_parts { content.parts.into() } else { content.texts.join("\n\n").into() };
     let o = obj([("role", role.into()), ("content", content)]);
     Value::Object(overlay(o, m.ext.provider.as_ref()))
 }
