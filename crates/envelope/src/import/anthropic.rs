@@ -336,7 +336,7 @@ fn tool(b: &mut Builder, v: &Value, path: &str) {
     if !custom || !t.contains_key("input_schema") {
         let name = t.get("name").and_then(Value::as_str).or(t.get("type").and_then(Value::as_str)).unwrap_or("tool");
         let name = name.to_string();
-        b.tool_verbatim(path, &name, t);
+        b.tool_verbatim(&name, t);
         return;
     }
     let name = b.req_str(t, path, "name");

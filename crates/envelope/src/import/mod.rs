@@ -397,13 +397,11 @@ impl Builder {
 
     /// A tool kept whole (a server tool, a custom tool): its name as the
     /// item's, the rest verbatim.
-    pub(crate) fn tool_verbatim(&mut self, path: &str, name: &str, t: &Map<String, Value>) {
+    pub(crate) fn tool_verbatim(&mut self, name: &str, t: &Map<String, Value>) {
         let mut bag = t.clone();
         let cache_control = bag.shift_remove("cache_control");
-        let key = format!("{name}\u{0}{path}");
         // Server tools may share a name (two `mcp` tools): they are not
         // functions the model calls by name, so they skip the duplicate check.
-        self.tool_names.entry(key).or_insert_with(|| path.to_string());
         self.tools.push(ToolItem {
             name: name.to_string(),
             description: String::new(),

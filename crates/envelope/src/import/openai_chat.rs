@@ -244,7 +244,7 @@ fn tool(b: &mut Builder, v: &Value, path: &str) {
             .and_then(Value::as_str)
             .unwrap_or(if ty.is_empty() { "tool" } else { ty })
             .to_string();
-        b.tool_verbatim(path, &name, t);
+        b.tool_verbatim(&name, t);
         return;
     };
     let fp = join(path, "function");

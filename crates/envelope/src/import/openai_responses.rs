@@ -263,7 +263,7 @@ fn tool(b: &mut Builder, v: &Value, path: &str) {
             .find_map(|k| t.get(*k).and_then(Value::as_str))
             .unwrap_or(if ty.is_empty() { "tool" } else { ty })
             .to_string();
-        b.tool_verbatim(path, &name, t);
+        b.tool_verbatim(&name, t);
         return;
     }
     let name = b.req_str(t, path, "name");
