@@ -167,42 +167,13 @@ impl Calls {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::decode;
-
-    /// Pairs the calls of a structurally valid document (semantic errors allowed).
-    fn calls(json: &str) -> Calls {
-        let v: serde_json::Value = serde_json::from_str(json).unwrap();
-        let (envelope, errors) = decode(&v);
-        assert!(errors.is_empty(), "{errors:?}");
-        Calls::pair(&envelope.unwrap())
-    }
-
-    fn req(name: &str, id: Option<&str>) -> String {
-        let id = id.map(|i| format!(r#","callId":"{i}""#)).unwrap_or_default();
-        format!(r#"{{"kind":"tool_call_request","toolName":"{name}","arguments":{{}},"collapsed":false{id}}}"#)
-    }
-
-    fn res(name: &str, id: Option<&str>) -> String {
-        let id = id.map(|i| format!(r#","callId":"{i}""#)).unwrap_or_default();
-        format!(r#"{{"kind":"tool_call_result","toolName":"{name}","result":"r","success":true,"collapsed":true{id}}}"#)
-    }
-
-    fn doc(msgs: &[(&str, Vec<String>)]) -> String {
-        let ms: Vec<String> = msgs
-            .iter()
-            .enumerate()
-            .map(|(i, (role, segs))| {
-                format!(r#"{{"id":"m{i}","role":"{role}","timestamp":{i},"segments":[{}]}}"#, segs.join(","))
-            })
-            .collect();
-        format!(r#"{{"version":"1.0","messages":[{}]}}"#, ms.join(","))
-    }
 
     #[test]
     fn by_call_id_then_by_name_in_order() {
-        let c = calls(&doc(&[
-            ("assistant", vec![req("a", None), req("a", None), req("b", Some("x"))]),
-            ("tool", vec![res("b", Some("x")), res("a", None), res("a", None)]),
+        // assistant: a, a, b (callId x); tool: b (x), a, a.
+        let c = Calls::pair(&envelope_of(&[
+            (2, vec![(true, 0, None), (true, 0, None), (true, 1, Some(0))]),
+            (3, vec![(false, 1, Some(0)), (false, 0, None), (false, 0, None)]),
         ]));
         assert_eq!(c.requests.iter().map(|r| r.export_id.as_str()).collect::<Vec<_>>(), ["call_1", "call_2", "x"]);
         assert_eq!(c.results.iter().map(|r| r.request).collect::<Vec<_>>(), [Some(2), Some(0), Some(1)]);
@@ -210,15 +181,17 @@ mod tests {
 
     #[test]
     fn name_pairing_takes_requests_with_ids_too_and_only_earlier_ones() {
-        let c = calls(&doc(&[("assistant", vec![req("a", Some("k"))]), ("tool", vec![res("a", None)])]));
+        // assistant: a (callId x); tool: a (no callId).
+        let c = Calls::pair(&envelope_of(&[(2, vec![(true, 0, Some(0))]), (3, vec![(false, 0, None)])]));
         assert_eq!(c.results[0].request, Some(0));
-        assert_eq!(c.request_for(At { message: 1, segment: 0 }).unwrap().export_id, "k");
+        assert_eq!(c.request_for(At { message: 1, segment: 0 }).unwrap().export_id, "x");
         assert_eq!(c.results_for(At { message: 0, segment: 0 }).count(), 1);
     }
 
     #[test]
     fn explicit_unknown_id_is_not_guessed() {
-        let c = calls(&doc(&[("assistant", vec![req("a", None)]), ("tool", vec![res("a", Some("nope"))])]));
+        // assistant: a (no callId); tool: a (callId y, which no request has).
+        let c = Calls::pair(&envelope_of(&[(2, vec![(true, 0, None)]), (3, vec![(false, 0, Some(1))])]));
         assert_eq!(c.results[0].request, None);
     }
 

@@ -29,6 +29,7 @@ pub mod lang;
 #[cfg(feature = "lint")]
 pub mod lint;
 pub mod locate;
+pub mod locator;
 pub mod markdown;
 pub mod number;
 pub mod parse;

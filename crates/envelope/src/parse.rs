@@ -10,6 +10,7 @@
 use serde_json::{Map, Value};
 
 use crate::diag::{Diagnostic, Rule};
+use crate::locator::Locator;
 use crate::types::*;
 use crate::validate;
 
@@ -228,45 +229,6 @@ pub fn decode(raw: &Value) -> (Option<Envelope>, Vec<Diagnostic>) {
     (envelope, d.errors)
 }
 
-/// Maps positions in the decoded model back to positions in the document
-/// (they differ only where a message or segment failed to decode).
-#[derive(Clone, Debug, Default)]
-pub struct Locator {
-    messages: Vec<usize>,
-    segments: Vec<Vec<usize>>,
-    /// Every readable message `id` of the document, `(position, id)` in
-    /// document order, whether or not its message decoded: what the
-    /// duplicate-id check reads.
-    pub(crate) ids: Vec<(usize, String)>,
-}
-
-impl Locator {
-    /// The identity map for a fully decoded envelope.
-    pub fn identity(envelope: &Envelope) -> Self {
-        Self {
-            messages: (0..envelope.messages.len()).collect(),
-            segments: envelope.messages.iter().map(|m| (0..m.segments.len()).collect()).collect(),
-            ids: envelope.messages.iter().map(|m| m.id.clone()).enumerate().collect(),
-        }
-    }
-
-    /// The position in the document of the decoded message `mi`.
-    pub fn position(&self, mi: usize) -> usize {
-        self.messages.get(mi).copied().unwrap_or(mi)
-    }
-
-    /// `messages[i]` for the decoded message `mi`.
-    pub fn message(&self, mi: usize) -> String {
-        format!("messages[{}]", self.position(mi))
-    }
-
-    /// `messages[i].segments[j]` for the decoded segment `sj` of message `mi`.
-    pub fn segment(&self, mi: usize, sj: usize) -> String {
-        let j = self.segments.get(mi).and_then(|s| s.get(sj)).copied().unwrap_or(sj);
-        format!("{}.segments[{j}]", self.message(mi))
-    }
-}
-
 #[derive(Default)]
 struct Decoder {
     errors: Vec<Diagnostic>,
@@ -439,8 +401,8 @@ impl Decoder {
             let mut out = Vec::with_capacity(list.len());
             for (i, m) in list.iter().enumerate() {
                 match self.message(m, i) {
-                    Some(msg) => {
-                        self.locator.messages.push(i);
+                    Some((msg, segments)) => {
+                        self.locator.push_message(i, segments);
                         out.push(msg);
                     }
                     None => self.incomplete = true,
@@ -459,7 +421,8 @@ impl Decoder {
         })
     }
 
-    fn message(&mut self, v: &Value, index: usize) -> Option<Message> {
+    /// The message at `index` and the positions of the segments that decoded.
+    fn message(&mut self, v: &Value, index: usize) -> Option<(Message, Vec<usize>)> {
         let path = &format!("messages[{index}]");
         let o = self.object(v, path, "a message")?;
         self.unknown_fields(
@@ -481,7 +444,7 @@ impl Decoder {
         let ext = self.message_ext(&o);
         let id = self.string(&o, "id");
         if let Some(id) = &id {
-            self.locator.ids.push((index, id.clone()));
+            self.locator.push_id(index, id.clone());
         }
         let role = self.string(&o, "role").and_then(|r| {
             let role = Role::parse(&r);
@@ -537,8 +500,7 @@ impl Decoder {
             truncation_priority: priority.flatten(),
             ext: ext.unwrap_or_default(),
         };
-        self.locator.segments.push(positions);
-        Some(message)
+        Some((message, positions))
     }
 
     fn segment(&mut self, v: &Value, path: &str) -> Option<Segment> {

@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::calls::{At, Calls};
 use crate::diag::{Diagnostic, Rule};
-use crate::parse::Locator;
+use crate::locator::Locator;
 use crate::schema;
 use crate::skill::{skill_description_problem, skill_name_problem};
 use crate::template::{for_each_text_field, placeholders};
@@ -81,7 +81,7 @@ impl<'a> Validator<'a> {
         // that failed to decode (the locator keeps them).
         let loc = self.loc;
         let mut seen: HashMap<&str, usize> = HashMap::new();
-        for (i, id) in &loc.ids {
+        for (i, id) in loc.ids() {
             if let Some(&first) = seen.get(id.as_str()) {
                 self.add(
                     Rule::DuplicateMessageId,

@@ -27,6 +27,7 @@ use serde_json::{Map, Value};
 
 pub use crate::diag::Notice;
 use crate::diag::{Diagnostic, Rule};
+use crate::locator::Locator;
 use crate::parse::{self, type_name, Loaded};
 use crate::types::*;
 use crate::validate::media_url_ok;
@@ -721,7 +722,7 @@ impl Builder {
             messages,
         };
         // Well formed by construction: only the semantic rules (§3) apply.
-        let diags = crate::validate::check(&envelope, &parse::Locator::identity(&envelope), false);
+        let diags = crate::validate::check(&envelope, &Locator::identity(&envelope), false);
         let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(Diagnostic::is_error);
         if errors.is_empty() {
             let raw = serde_json::to_value(&envelope).unwrap_or(Value::Null);

@@ -27,9 +27,6 @@ use crate::types::{Ext, MessageExt, Reasoning, RequestFormat, Role, Segment};
 
 const ME: RequestFormat = RequestFormat::Responses;
 
-/// The part types a message item's content holds (the rest are items).
-pub const PART_TYPES: [&str; 6] = ["input_text", "output_text", "refusal", "input_image", "input_file", "input_audio"];
-
 pub(crate) fn read(body: &Map<String, Value>, b: &mut Builder) {
     if let Some(text) = b.opt_str(body, "", "instructions") {
         let segs = b.string_content(text, Role::System);

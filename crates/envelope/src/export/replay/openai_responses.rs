@@ -6,10 +6,12 @@ use serde_json::{Map, Value};
 use super::openai_chat::arguments;
 use super::{finish, head, is_block_document, obj, overlay, own_block, text_of, with_ext, Ctx, Parts};
 use crate::diag::Notice;
-use crate::import::openai_responses::PART_TYPES;
 use crate::types::*;
 
 const ME: RequestFormat = RequestFormat::Responses;
+
+/// The part types a message item's content holds (the rest are items).
+const PART_TYPES: [&str; 6] = ["input_text", "output_text", "refusal", "input_image", "input_file", "input_audio"];
 
 pub fn request(envelope: &Envelope, notices: &mut Vec<Notice>) -> Value {
     let mut cx = Ctx::new(envelope);
