@@ -718,3 +718,11 @@ pub fn blur_active() {
         let _ = el.blur();
     }
 }
+
+/// The window's inner width and height in CSS pixels (1400 × 900 when there
+/// is no window).
+pub fn viewport() -> (f64, f64) {
+    let Some(w) = web_sys::window() else { return (1400.0, 900.0) };
+    let px = |v: Result<JsValue, JsValue>, or: f64| v.ok().and_then(|v| v.as_f64()).unwrap_or(or);
+    (px(w.inner_width(), 1400.0), px(w.inner_height(), 900.0))
+}

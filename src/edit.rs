@@ -12,7 +12,7 @@ use envelope::edit::{Edit, History};
 use leptos::prelude::*;
 
 use crate::doc::Source;
-use crate::router::{Route, Router};
+use crate::router::{use_navigate, use_route, NavigateOptions, Route};
 use crate::state::Session;
 
 /// Where an editor is, so the one being typed in keeps focus and caret
@@ -39,7 +39,9 @@ pub struct Editing {
     pending: StoredValue<Option<Rc<dyn Fn()>>, LocalStorage>,
     /// Kept here: edits run from timers, outside any component.
     session: Session,
-    router: Router,
+    route: Memo<Route>,
+    /// The router's navigation (an edited demo moves to `/doc`).
+    navigate: StoredValue<Rc<dyn Fn(&str, NavigateOptions)>, LocalStorage>,
 }
 
 impl Editing {
@@ -54,7 +56,8 @@ impl Editing {
             focus: StoredValue::new(None),
             pending: StoredValue::new_local(None),
             session: Session::expect(),
-            router: Router::expect(),
+            route: use_route(),
+            navigate: StoredValue::new_local(Rc::new(use_navigate())),
         };
         provide_context(e);
         e
@@ -123,9 +126,10 @@ impl Editing {
                 self.error.set(None);
                 session.replace_user_document(edited.clone(), text);
                 session.doc.set(Some(edited));
-                let router = self.router;
-                if router.route_untracked() != Route::Doc {
-                    router.move_to("/doc");
+                // A new history entry, the page's scroll kept (the edit is under the user's hands).
+                if self.route.get_untracked() != Route::Doc {
+                    let navigate = self.navigate.get_value();
+                    navigate("/doc", NavigateOptions { scroll: false, ..Default::default() });
                 }
             }
             Err(errors) => {

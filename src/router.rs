@@ -1,6 +1,8 @@
-//! The app's addresses, without a router crate: which page a path shows
-//! ([`Route`]), the base path the app is served under, and navigation
-//! (`history.pushState`, back and forward, same-origin link clicks).
+//! The app's addresses. `leptos_router` routes the app (`app.rs`: one
+//! `<Route>` per page, the pages the first screen does not need as lazy
+//! routes); this module holds what the pages share about addresses: the
+//! typed page of a path ([`Route`]: titles, the header's current link), the
+//! base path the app is served under, and navigation.
 //!
 //! Paths inside the app are written from the base: `/`, `/demo/c`, `/doc`.
 //! [`href`] turns one into the address to put in a link; the address bar
@@ -8,15 +10,14 @@
 //! `<base href>` (Trunk writes `--public-url` into `<base data-trunk-public-url>`),
 //! `/` when there is none.
 //!
-//! Adding a page: a variant of [`Route`], an arm in [`Route::parse`], and the
-//! arm that shows it in `app.rs`.
+//! Adding a page: a variant of [`Route`], an arm in [`Route::parse`], and its
+//! `<Route>` in `app.rs`.
 
 use std::cell::OnceCell;
 
 use leptos::prelude::*;
 
 use crate::browser;
-use crate::hooks::use_history::use_history;
 
 /// A page of the app.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,96 +104,23 @@ pub fn href(path: &str) -> String {
     join(&base(), path)
 }
 
-/// How to navigate.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NavigateOptions {
-    /// Replace the current history entry instead of adding one.
-    pub replace: bool,
+pub use leptos_router::NavigateOptions;
+
+/// The page the address shows (tracked), read from the router's location.
+pub fn use_route() -> Memo<Route> {
+    let location = leptos_router::hooks::use_location();
+    Memo::new(move |_| location.pathname.with(|p| strip(&base(), p).map_or(Route::NotFound, Route::parse)))
 }
 
-/// The current page, in context (provided by [`Router::provide`] in `App`).
-#[derive(Clone, Copy)]
-pub struct Router {
-    route: RwSignal<Route>,
-}
-
-impl Router {
-    /// Reads the address, follows back/forward and link clicks, and puts
-    /// the router in context.
-    pub fn provide() -> Router {
-        let router = Router { route: RwSignal::new(current_route()) };
-        provide_context(router);
-        use_history(move || router.set(current_route()), move |pathname: &str| router.claim(pathname));
-        router
-    }
-
-    pub fn expect() -> Router {
-        expect_context::<Router>()
-    }
-
-    /// The current page, untracked (for handlers).
-    pub fn route_untracked(&self) -> Route {
-        self.route.get_untracked()
-    }
-
-    /// The current page (tracked).
-    pub fn route(&self) -> Route {
-        self.route.get()
-    }
-
-    /// Shows the page of `path` (an app path, `/doc`) and records it in the
-    /// history. Nothing happens when that page is already shown.
-    pub fn navigate(&self, path: &str, options: NavigateOptions) {
-        let url = href(path);
-        let same = browser::location_path().as_deref() == Some(url.as_str());
-        if options.replace || same {
-            browser::replace_history(&url);
-        } else {
-            browser::push_history(&url);
-            browser::scroll_to_top();
-        }
-        self.set(Route::parse(path));
-    }
-
-    /// Moves to `path` with a new history entry but the page's scroll kept
-    /// (an edited demo becomes `/doc` under the user's hands).
-    pub fn move_to(&self, path: &str) {
-        browser::push_history(&href(path));
-        self.set(Route::parse(path));
-    }
-
-    fn set(&self, route: Route) {
-        if self.route.get_untracked() != route {
-            self.route.set(route);
-        }
-    }
-
-    /// A same-origin link to `pathname` was clicked: handled here (true) when
-    /// it is a page of the app; anything else (a file, another app under the
-    /// same host) is left to the browser.
-    fn claim(&self, pathname: &str) -> bool {
-        let Some(path) = strip(&base(), pathname) else {
-            return false;
-        };
-        if Route::parse(path) == Route::NotFound {
-            return false;
-        }
-        let path = path.to_string();
-        self.navigate(&path, NavigateOptions::default());
-        true
-    }
-}
-
-fn current_route() -> Route {
-    let pathname = browser::location_path().unwrap_or_else(|| "/".to_string());
-    strip(&base(), &pathname).map_or(Route::NotFound, Route::parse)
-}
-
-/// A function that navigates (for event handlers and tasks that outlive
-/// the component that made them).
+/// A function that navigates to an app path (`/doc`): for event handlers
+/// and tasks that outlive the component that made them.
 pub fn use_navigate() -> impl Fn(&str, NavigateOptions) + Clone + 'static {
-    let router = Router::expect();
-    move |path: &str, options: NavigateOptions| router.navigate(path, options)
+    leptos_router::hooks::use_navigate()
+}
+
+/// The base path as the router takes it: `""` at the root, `/sub` under a sub-path.
+pub fn router_base() -> String {
+    base().trim_end_matches('/').to_string()
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Secrets on the page (issue 21): API keys, tokens, private keys and
 //! passwords in a document's texts are shown masked (the issuer's public
 //! prefix and stars, `envelope::secrets::mask`), each with a "show" button
-//! that reveals it in place (`components::rich::secret_view`); "Copy link",
+//! that reveals it in place ([`secret_view`]); "Copy link",
 //! Copy and Download can redact them first ([`redact_json`]).
 //!
 //! - **The detector** is the core's (`envelope::secrets`, shared with `pep
@@ -62,7 +62,7 @@ pub struct Detector {
 /// A Markdown text, its variables (flat: name, value, …) and their secrets.
 pub type Masked = (String, Vec<String>, Vec<Found>);
 
-/// The views of secrets (`components::secret`, code of the detector's module).
+/// The views of secrets ([`text_view`], [`reveal_all_view`]: code of the detector's module).
 #[derive(Clone, Copy)]
 pub struct Views {
     /// A part of a text (at `base` in it) with its secrets masked, each with its button.
@@ -132,7 +132,7 @@ fn detector() -> Result<Detector, ::leptos::wasm_split::SplitLoaderError> {
         json_string: found_in_json_string,
         redact_json: redact_json_text,
         markdown: markdown_masked,
-        views: Views { text: crate::components::secret::text, reveal_all: crate::components::secret::reveal_all },
+        views: Views { text: text_view, reveal_all: reveal_all_view },
     })
 }
 
@@ -306,6 +306,87 @@ pub fn masked_head(text: &str, max: usize) -> String {
 /// secret the cut would split (shown masked whole, never in part).
 pub fn cut_point(found: &[Found], at: usize) -> usize {
     found.iter().find(|f| f.range.start < at && at < f.range.end).map_or(at, |f| f.range.end)
+}
+
+// ---- The views of masked secrets: code of the detector's split module
+// (only `detector` refers to them, through `Views`), so that a page without
+// a secret never runs them and they are not in the first load.
+
+/// Text as a text node, absurd runs of combining marks collapsed.
+fn plain_text(text: &str) -> AnyView {
+    envelope::display::shown(text).into_owned().into_any()
+}
+
+/// `part` of a text whose secrets are `found` (ranges in that text; `base`:
+/// where `part` starts in it): text nodes, each secret that starts in it as
+/// [`secret_view`] (the rest of one that starts before it is left out).
+fn text_view(part: &str, base: usize, found: &[Found]) -> Vec<AnyView> {
+    let end = base + part.len();
+    let mut out = Vec::new();
+    let mut at = base;
+    for f in found.iter().filter(|f| f.range.end > base && f.range.start < end) {
+        if f.range.start > at {
+            out.push(plain_text(&part[at - base..f.range.start - base]));
+        }
+        if f.range.start >= base {
+            out.push(secret_view(f.clone()));
+        }
+        at = at.max(f.range.end.min(end));
+    }
+    if at < end || out.is_empty() {
+        out.push(plain_text(&part[at - base..]));
+    }
+    out
+}
+
+/// A secret, masked (the issuer's prefix and stars), with a button that
+/// shows it in place and masks it again. A click does not reach the row
+/// around it (a JSON line selects its message).
+fn secret_view(f: Found) -> AnyView {
+    let Found { kind, secret, masked, .. } = f;
+    let secret = StoredValue::new(secret);
+    let open = move || secret.with_value(|s| is_revealed(s));
+    view! {
+        <span class="secret" data-testid="secret" class:open=open>
+            <span class="secret-text">
+                {move || if open() { secret.with_value(|s| envelope::display::shown(s).into_owned()) } else { masked.clone() }}
+            </span>
+            <button type="button" class="secret-btn" data-testid="secret-toggle"
+                on:click=move |ev| {
+                    ev.stop_propagation();
+                    secret.with_value(|s| toggle(s));
+                }
+                aria-label=move || format!("{} this {kind}", if open() { "Hide" } else { "Show" })>
+                {move || if open() { "hide" } else { "show" }}
+            </button>
+        </span>
+    }
+    .into_any()
+}
+
+/// One button for all the secrets of a rendered Markdown text (masked
+/// before rendering: per-secret buttons would have to go into its HTML).
+fn reveal_all_view(found: Vec<Found>) -> AnyView {
+    let n = found.len();
+    let found = StoredValue::new(found);
+    let open = move || found.with_value(|f| f.iter().all(|f| is_revealed(&f.secret)));
+    let label = move || {
+        // The visible words first (WCAG 2.5.3, label in name).
+        if open() {
+            "Hide secrets: mask this text's secrets again".to_string()
+        } else {
+            format!("Show secrets: the {} in this text", crate::format::count(n, "masked secret"))
+        }
+    };
+    view! {
+        <p class="secret-all">
+            <button type="button" class="secret-btn" data-testid="secrets-toggle" aria-label=label
+                on:click=move |_| found.with_value(|f| set_revealed(f, !open()))>
+                {move || if open() { "hide secrets" } else { "show secrets" }}
+            </button>
+        </p>
+    }
+    .into_any()
 }
 
 #[cfg(test)]

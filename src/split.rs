@@ -1,4 +1,7 @@
-//! Views the first screen does not show, loaded on demand (issue 11).
+//! How views the first screen does not show are loaded on demand (issue 11).
+//! The mechanism only: each split view is declared beside its component
+//! (`split_view!(COMPARE, …)` in `components::compare`), so this module
+//! names none of them.
 //!
 //! Each `split_view!` function is a *split point*: in a release build for the
 //! browser (`cfg(pep_split)`, set by `build.rs`) it is compiled as a
@@ -176,6 +179,7 @@ macro_rules! split_view {
         };
     };
 }
+pub(crate) use split_view;
 
 /// How every message says that a split module could not be fetched:
 /// `unfetched!("The search could not be loaded", ": try again.")` is
@@ -202,34 +206,3 @@ macro_rules! split_call {
     }};
 }
 pub(crate) use split_call;
-
-use crate::components::budget::BudgetPanel;
-use crate::components::checks::ChecksPanel;
-use crate::components::compare::ComparePage;
-use crate::components::protocol_panel::{PanelDoc, ProtocolPanel};
-use crate::components::template::TemplatePage;
-
-split_view!(BUDGET, "Budget tab", budget, || view! { <BudgetPanel/> });
-split_view!(CHECKS, "Checks tab", checks, || view! { <ChecksPanel/> });
-split_view!(COMPARE, "Compare page", compare, || view! { <ComparePage/> });
-split_view!(TEMPLATE, "Template page", template, || view! { <TemplatePage/> });
-// The right-hand pane, shown after the first paint of a document (its
-// document: the viewer's `PanelDoc`).
-split_view!(PROTOCOL, "Protocol panel", protocol, || {
-    let doc = use_context::<PanelDoc>().map_or_else(|| Signal::stored(None), |p| p.0);
-    view! { <ProtocolPanel doc/> }
-});
-
-/// Edit mode's bar (its module: `components::editor::edit_view`).
-pub fn edit_bar() -> impl IntoView {
-    use crate::components::editor::{edit_loaded, edit_view_now, load_edit, EditView};
-    deferred(Split {
-        name: "Edit bar",
-        loaded: edit_loaded,
-        load: || Box::pin(load_edit()),
-        build: || {
-            let view = edit_view_now(EditView::Bar).unwrap_or_else(|| ().into_any());
-            Box::pin(async move { view })
-        },
-    })
-}

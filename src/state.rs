@@ -8,6 +8,8 @@ use std::sync::Arc;
 use envelope::export::Target;
 use envelope::Diagnostic;
 use leptos::prelude::*;
+
+use crate::format::megabytes;
 use serde::{Deserialize, Serialize};
 
 use crate::browser;
@@ -46,11 +48,6 @@ pub struct Loading {
 /// `n` with thousands separators.
 fn n(x: usize) -> String {
     envelope::display::thousands(x as u64)
-}
-
-/// "62.2 MB".
-pub fn megabytes(bytes: usize) -> String {
-    format!("{} MB", envelope::display::decimal(bytes as f64 / 1e6, 1))
 }
 
 /// A document that failed to load: where it came from and every error, or
@@ -138,6 +135,20 @@ impl Session {
     pub fn show(&self, doc: Arc<Doc>) {
         self.warnings_dismissed.set(false);
         self.doc.set(Some(doc));
+    }
+
+    /// Loads the user's bytes; on success shows `/doc` (through `navigate`).
+    pub async fn open_and_show(
+        self,
+        source: Source,
+        bytes: Arc<[u8]>,
+        navigate: impl Fn(&str, crate::router::NavigateOptions),
+    ) -> bool {
+        let opened = self.open_user_document(source, bytes).await;
+        if opened {
+            navigate("/doc", Default::default());
+        }
+        opened
     }
 
     /// Reads the user's bytes: an envelope here, a request body in the
@@ -441,7 +452,7 @@ impl Session {
         self.notify(
             format!(
                 "The document saved by an earlier visit no longer loads ({}); it was kept in storage untouched.",
-                crate::components::count(errors, "error")
+                crate::format::count(errors, "error")
             ),
             true,
         );

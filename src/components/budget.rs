@@ -13,7 +13,7 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::budget::{truncated_request, Budget, Counted, Counting};
-use crate::components::protocol_panel::JsonView;
+use crate::components::json_view::JsonView;
 use crate::doc::Doc;
 
 pub(crate) use envelope::display::thousands as fmt_int;
@@ -529,6 +529,9 @@ fn KeptTokens(counted: Arc<Counted>, kept: Vec<bool>) -> impl IntoView {
         {(total > SHOW_TOKENS).then(|| view! { <p class="muted">{format!("First {} tokens shown.", fmt_int(SHOW_TOKENS as u64))}</p> })}
     }
 }
+
+// The Budget tab is a split view: its code comes with its first use.
+crate::split::split_view!(BUDGET, "Budget tab", budget, || view! { <BudgetPanel/> });
 
 #[cfg(test)]
 mod tests {

@@ -17,14 +17,14 @@ use envelope::calls::At;
 use envelope::Severity;
 use leptos::prelude::*;
 
-use crate::components::budget::fmt_int;
-use crate::components::count;
 use crate::components::dom::{el, Static, E};
 use crate::doc::Doc;
+use crate::format::count;
 use crate::nav::Navigator;
 use crate::state::{Prefs, Tab};
 use crate::worker;
 use crate::worker::lint::{settings_from_saved, settings_to_saved, Finding, Reply, Settings};
+use envelope::display::thousands as fmt_int;
 
 /// The checks' state for the document on screen.
 #[derive(Clone, Debug, PartialEq)]
@@ -474,6 +474,9 @@ fn ChecksSettings() -> impl IntoView {
         </details>
     }
 }
+
+// The Checks tab is a split view: its code comes with its first use.
+crate::split::split_view!(CHECKS, "Checks tab", checks, || view! { <ChecksPanel/> });
 
 #[cfg(test)]
 mod tests {

@@ -9,14 +9,14 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::app::DEMOS;
 use crate::browser;
-use crate::components::budget::fmt_int;
 use crate::components::dom::{el, Static, E};
+use crate::demos::DEMOS;
 use crate::router::href;
 use crate::state::Session;
 use crate::worker;
 use crate::worker::diff::{Comparison, FieldChange, Line, MessageDiff, Reply, SegmentDiff, Status};
+use envelope::display::thousands as fmt_int;
 
 /// Where one side's document comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -400,6 +400,9 @@ fn line_view(l: &Line) -> E {
         _ => el("span").class("cmp-line").text(text),
     }
 }
+
+// `/diff` is a split view: its code comes with the route's first visit.
+crate::split::split_view!(COMPARE, "Compare page", compare, || view! { <ComparePage/> });
 
 #[cfg(test)]
 mod tests {

@@ -17,7 +17,6 @@ use send_wrapper::SendWrapper;
 
 use crate::browser;
 use crate::budget::{Budget, Counting};
-use crate::components::count;
 use crate::components::finder::{FilterMenu, FilterStatus, Outline, SearchBox};
 use crate::components::icons::Ico;
 use crate::components::panel::SegmentAt;
@@ -26,6 +25,7 @@ use crate::components::segments::SegmentView;
 use crate::components::settings::RequestSettings;
 use crate::doc::Doc;
 use crate::find::{Filter, FilterSet};
+use crate::format::count;
 use crate::hooks::{use_hash_change, use_page_scroll, use_resize_observer, ResizeObserverHandle};
 use crate::nav::{anchor_fragment, parse_anchor, Jump, Navigator, Target};
 use crate::state::{Expansion, ToggleKey};
@@ -533,10 +533,7 @@ impl Ctl {
             let expansion = self.expansion;
             self.model.update_value(|md| md.reestimate(expansion, &rendered, |m| m == at.message));
         }
-        let screen = self.band().map_or_else(
-            || web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(900.0),
-            |b| b.bottom - b.top,
-        );
+        let screen = self.band().map_or_else(|| crate::browser::viewport().1, |b| b.bottom - b.top);
         let expansion = self.expansion;
         let span = self.model.with_value(|md| {
             let (_, y) = md.target_offset(expansion, target);
@@ -592,7 +589,7 @@ fn text_width(list: f64) -> f64 {
 /// The list width before the list exists: the left pane's share of the
 /// window, at most the conversation's maximum width.
 fn guessed_list_width() -> f64 {
-    let w = web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|v| v.as_f64()).unwrap_or(1400.0);
+    let w = crate::browser::viewport().0;
     let pane = if w <= 900.0 { w } else { w * 0.58 };
     pane.min(920.0) - 40.0
 }
@@ -651,7 +648,7 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
     dom.update_value(|d| d.ro = Some(ro));
 
     // The first screen: the top, or the message the address names.
-    let screen = web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(900.0);
+    let screen = crate::browser::viewport().1;
     match ctl.anchor_target(&browser::location_hash()) {
         Some(target) => {
             nav.go(target, true);

@@ -432,3 +432,16 @@ pub fn ShareLink() -> impl IntoView {
     }
     .into_any()
 }
+
+/// Edit mode's bar (its module: [`edit_view`]).
+pub fn edit_bar() -> impl IntoView {
+    crate::split::deferred(crate::split::Split {
+        name: "Edit bar",
+        loaded: edit_loaded,
+        load: || Box::pin(load_edit()),
+        build: || {
+            let view = edit_view_now(EditView::Bar).unwrap_or_else(|| ().into_any());
+            Box::pin(async move { view })
+        },
+    })
+}

@@ -10,10 +10,10 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::budget::{Budget, Counting};
-use crate::components::count;
 use crate::components::icons::Ico;
 use crate::doc::Doc;
 use crate::find::{Filter, Search};
+use crate::format::count;
 use crate::hooks::use_key_down;
 use crate::nav::Navigator;
 

@@ -18,20 +18,6 @@ use crate::state::{Session, LOADING_STEPS};
 /// What the user can open, for titles and hints.
 const OPENS: &str = "an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request";
 
-/// Loads the user's bytes; on success shows `/doc`.
-pub(crate) async fn open_bytes(
-    session: Session,
-    source: Source,
-    bytes: Arc<[u8]>,
-    navigate: impl Fn(&str, NavigateOptions),
-) -> bool {
-    let opened = session.open_user_document(source, bytes).await;
-    if opened {
-        navigate("/doc", Default::default());
-    }
-    opened
-}
-
 /// Reads a picked or dropped file, then loads it; on success shows `/doc`.
 fn open_file(session: Session, file: web_sys::File, navigate: impl Fn(&str, NavigateOptions) + 'static) {
     leptos::task::spawn_local(async move {
@@ -195,7 +181,7 @@ fn PasteFormView(form: PasteForm) -> impl IntoView {
         let bytes: Arc<[u8]> = text.get_untracked().into_bytes().into();
         let navigate = navigate.clone();
         leptos::task::spawn_local(async move {
-            if open_bytes(session, Source::Pasted, bytes, navigate).await {
+            if session.open_and_show(Source::Pasted, bytes, navigate).await {
                 open.try_set(false);
                 text.try_set(String::new());
             }

@@ -19,9 +19,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::components::count;
 use crate::components::icons::Ico;
-use crate::components::loader::open_bytes;
+use crate::format::count;
 use crate::nav::{Navigator, Target};
 use crate::router::use_navigate;
 use crate::split::Split;
@@ -103,7 +102,7 @@ fn LoadErrorsBody() -> impl IntoView {
                     let (retry, navigate) = (retry.clone(), navigate.clone());
                     session.load_failure.set(None);
                     leptos::task::spawn_local(async move {
-                        open_bytes(session, retry.source, retry.bytes, navigate).await;
+                        session.open_and_show(retry.source, retry.bytes, navigate).await;
                     });
                 };
                 view! {

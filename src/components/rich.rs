@@ -171,7 +171,7 @@ pub fn offset(text: &str, part: &str) -> usize {
 
 /// `part` of a text whose secrets are `found` (ranges in that text; `base`:
 /// where `part` starts in it) as text nodes, each secret that starts in it
-/// masked with its "show" button (`components::secret`, the detector's
+/// masked with its "show" button (`secrets`' views, the detector's
 /// module: with no secret, nothing of it is called).
 pub fn with_secrets(part: &str, base: usize, found: &[Found]) -> Vec<AnyView> {
     let end = base + part.len();

@@ -10,9 +10,9 @@ use envelope::export::to_pretty;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::components::count;
 use crate::components::icons::Ico;
 use crate::doc::Doc;
+use crate::format::count;
 
 /// Values up to this many characters of compact JSON are shown whole.
 pub const SHORT_CHARS: usize = 32;

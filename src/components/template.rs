@@ -15,15 +15,15 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::app::Viewer;
 use crate::browser;
-use crate::components::budget::fmt_int;
 use crate::components::dom::{el, Static, E};
+use crate::components::viewer::Viewer;
 use crate::doc::{Doc, Source};
 use crate::router::href;
 use crate::state::Session;
 use crate::worker;
 use crate::worker::render::{Failure, Part, Reply};
+use envelope::display::thousands as fmt_int;
 
 /// Storage key of the template and its data.
 pub const TEMPLATE_KEY: &str = "pep/v1/template";
@@ -214,10 +214,10 @@ fn StatusLine(status: RwSignal<Status>) -> impl IntoView {
         Status::Done { ms, parts, warnings } => {
             let n = warnings.len();
             view! {
-                <span class="ok-text" data-testid="template-status">{format!("Rendered {} in {ms:.0} ms", crate::components::count(parts, "part"))}</span>
+                <span class="ok-text" data-testid="template-status">{format!("Rendered {} in {ms:.0} ms", crate::format::count(parts, "part"))}</span>
                 {(n > 0).then(|| view! {
                     <details class="template-warnings" data-testid="template-warnings">
-                        <summary>{crate::components::count(n, "warning")}</summary>
+                        <summary>{crate::format::count(n, "warning")}</summary>
                         <ul>{warnings.into_iter().map(|w| view! { <li>{w}</li> }).collect::<Vec<_>>()}</ul>
                     </details>
                 })}
@@ -318,6 +318,9 @@ fn parts_table(parts: &[Part], ms: f64) -> Vec<E> {
         )))
         .child(el("table").attr("data-testid", "template-parts").child(head).child(el("tbody").children(rows)))]
 }
+
+// `/template` is a split view: its code comes with the route's first visit.
+crate::split::split_view!(TEMPLATE, "Template page", template, || view! { <TemplatePage/> });
 
 #[cfg(test)]
 mod tests {

@@ -2,13 +2,14 @@
 //! is built, removed on cleanup), one per file. With `browser`, the only
 //! places that call browser APIs.
 
+mod use_file_links;
 mod use_hash_change;
-pub mod use_history;
 mod use_key_down;
 mod use_page_scroll;
 mod use_resize_observer;
 mod use_service_worker;
 
+pub use use_file_links::use_file_links;
 pub use use_hash_change::use_hash_change;
 pub use use_key_down::use_key_down;
 pub use use_page_scroll::use_page_scroll;

@@ -69,7 +69,7 @@ pub fn DocumentSegment(segment: Document) -> impl IntoView {
                     })}
                     {segment.data.as_ref().map(|d| view! {
                         <div class="doc-ref doc-data" data-testid="doc-data">
-                            {format!("base64 data kept · {} (not shown)", crate::components::count(d.len(), "char"))}
+                            {format!("base64 data kept · {} (not shown)", crate::format::count(d.len(), "char"))}
                         </div>
                     })}
                     <p class="doc-snippet"><VarText text=segment.snippet.clone()/></p>

@@ -1,9 +1,9 @@
 use envelope::LongText;
 use leptos::prelude::*;
 
-use crate::components::count;
 use crate::components::panel::Toggle;
 use crate::components::rich::VarText;
+use crate::format::count;
 
 /// Pasted material: collapsed it shows its first two lines and a character
 /// count; it expands to the full text.

@@ -1,9 +1,9 @@
 use envelope::Memory;
 use leptos::prelude::*;
 
-use crate::components::count;
 use crate::components::panel::Collapsible;
 use crate::components::rich::VarText;
+use crate::format::count;
 
 /// Memory: a purple collapsible panel with a title–content list.
 #[component]

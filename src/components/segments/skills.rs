@@ -1,9 +1,9 @@
 use envelope::{SkillItem, Skills};
 use leptos::prelude::*;
 
-use crate::components::count;
 use crate::components::panel::{Collapsible, Toggle};
 use crate::components::rich::{Markdown, VarText};
+use crate::format::count;
 
 /// Skills: a green panel; each skill shows L1 (name and description) and
 /// expands to L2, its body. Skills whose body is in context are marked.

@@ -1,9 +1,9 @@
 use envelope::SystemPrompt;
 use leptos::prelude::*;
 
-use crate::components::count;
 use crate::components::panel::Collapsible;
 use crate::components::rich::Markdown;
+use crate::format::count;
 use crate::window::one_short_line;
 
 /// The system prompt: a grey collapsible panel labelled with its line count

@@ -1,5 +1,5 @@
-use crate::components::count;
 use crate::components::icons::Ico;
+use crate::format::count;
 use envelope::calls::At;
 use envelope::{MediaType, ToolCallResult};
 use leptos::prelude::*;

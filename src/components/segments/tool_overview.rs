@@ -1,9 +1,9 @@
 use envelope::{ToolItem, ToolOverview};
 use leptos::prelude::*;
 
-use crate::components::count;
 use crate::components::panel::{Collapsible, Toggle};
 use crate::components::rich::{JsonBlock, VarText};
+use crate::format::count;
 
 /// The tools the model may call: an orange panel; each tool expands to its
 /// parameter summary and its JSON Schema.

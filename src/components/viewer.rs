@@ -1,0 +1,152 @@
+//! The viewer of one document: the conversation and the protocol panel side
+//! by side (one at a time on a phone), with the draggable divider; the
+//! contexts its views share (navigation, budget, checks, search, filter,
+//! remote-media consent).
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::browser;
+use crate::budget::Budget;
+use crate::components::checks::Checks;
+use crate::components::conversation::Conversation;
+use crate::components::icons::Ico;
+use crate::components::loader::Warnings;
+use crate::components::protocol_panel::{self, PanelDoc};
+use crate::components::shortcuts::Shortcuts;
+use crate::doc::Doc;
+use crate::edit::Editing;
+use crate::find::{Filter, Search};
+use crate::markdown;
+use crate::nav::Navigator;
+use crate::state::{Prefs, RemoteConsent};
+
+/// The two panes for a document, with the draggable divider.
+#[component]
+pub fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
+    let prefs = Prefs::expect();
+    let editing = Editing::expect();
+    let nav = Navigator::new();
+    provide_context(nav);
+    provide_context(Budget::new(doc));
+    let consent = RemoteConsent::new(doc, prefs);
+    provide_context(consent);
+    Checks::new(doc);
+    let filter = Filter(RwSignal::new(Default::default()));
+    provide_context(filter);
+    provide_context(Search::new(doc, filter, nav));
+    provide_context(PanelDoc(doc));
+    let split = prefs.split;
+    // The protocol panel (tabs, export, JSON) joins after the first paint
+    // of a document: the first frame holds the conversation only, so the
+    // panel's DOM, its export and the first call of its code (WebAssembly
+    // compiles each function on first use) stay off the first paint. In a
+    // release build its code is a split module (`protocol_panel::PROTOCOL`), fetched
+    // first thing after that paint (this effect is created before the
+    // Markdown module's, so its after-paint task runs first); the pane says
+    // "Loading…" until it is here. Fetched before the paint instead, its
+    // requests and instantiation cost the first paint ~35 ms of main thread
+    // (docs/DECISIONS.md, "The protocol panel loaded on demand").
+    let panel = RwSignal::new(false);
+    Effect::new(move |_| {
+        if !panel.get() && doc.with(Option::is_some) {
+            leptos::task::spawn_local(async move {
+                browser::after_next_paint().await;
+                if !(protocol_panel::PROTOCOL.loaded)() {
+                    leptos::task::spawn_local(async {
+                        // A failure is the pane's to show (`split::deferred` asks again).
+                        let _ = (protocol_panel::PROTOCOL.load)().await;
+                    });
+                }
+                panel.try_set(true);
+            });
+        }
+    });
+    // The Markdown module loads after the first paint of a document.
+    Effect::new(move |_| {
+        if doc.with(Option::is_some) {
+            markdown::preload();
+        }
+    });
+    let dragging = RwSignal::new(false);
+    // On a phone one pane shows at a time; the bottom bar switches (CSS hides it on wider screens).
+    let protocol = RwSignal::new(false);
+    let on_move = move |ev: web_sys::PointerEvent| {
+        if !dragging.get_untracked() {
+            return;
+        }
+        let width = browser::viewport().0;
+        split.set((ev.client_x() as f64 / width * 100.0).clamp(20.0, 80.0));
+    };
+    let on_key = move |ev: web_sys::KeyboardEvent| match ev.key().as_str() {
+        "ArrowLeft" => split.update(|s| *s = (*s - 2.0).max(20.0)),
+        "ArrowRight" => split.update(|s| *s = (*s + 2.0).min(80.0)),
+        _ => {}
+    };
+    view! {
+        <Shortcuts doc/>
+        <main class="panes" id="main" tabindex="-1" aria-label="Document" class:show-protocol=move || protocol.get()
+            style=move || format!("--split:{}%", envelope::display::decimal(split.get(), 2))
+            on:pointermove=on_move
+            on:pointerup=move |_| dragging.set(false)
+            on:pointerleave=move |_| dragging.set(false)>
+            <div class="pane left">
+                <Warnings/>
+                <RemoteMediaBar doc/>
+                {move || match doc.get() {
+                    // Edit mode shows other views of the segments: rebuilt on a toggle.
+                    Some(d) => { editing.on.track(); view! { <Conversation doc=d/> }.into_any() }
+                    None => view! { <p class="muted pad">"Loading…"</p> }.into_any(),
+                }}
+            </div>
+            <div class="divider" role="separator" aria-orientation="vertical" tabindex="0"
+                aria-label="Resize panes" aria-valuenow=move || envelope::display::decimal(split.get(), 0)
+                class:active=move || dragging.get()
+                on:pointerdown=move |ev| { ev.prevent_default(); dragging.set(true) }
+                on:keydown=on_key></div>
+            <div class="pane right">
+                {move || panel.get().then(|| crate::split::deferred(protocol_panel::PROTOCOL))}
+            </div>
+        </main>
+        <nav class="pane-switch" aria-label="Panes" data-testid="pane-switch">
+            <button type="button" aria-pressed=move || (!protocol.get()).to_string() data-testid="show-conversation"
+                on:click=move |_| protocol.set(false)>
+                <Ico name="message-square"/>" Conversation"
+            </button>
+            <button type="button" aria-pressed=move || protocol.get().to_string() data-testid="show-protocol"
+                on:click=move |_| protocol.set(true)>
+                <Ico name="braces"/>" Protocol"
+            </button>
+        </nav>
+    }
+}
+
+/// Asks before anything of the document is fetched from another host: how
+/// many remote media files, from which hosts; "Load remote media" (this
+/// document) or "Always for this browser" (a preference).
+#[component]
+fn RemoteMediaBar(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
+    let consent = RemoteConsent::expect();
+    let found = Memo::new(move |_| {
+        doc.with(|d| d.as_ref().map(|d| envelope::remote::remote_media(&d.envelope)).unwrap_or_default())
+    });
+    move || {
+        let r = found.get();
+        (!r.is_empty() && !consent.allowed()).then(|| {
+            let shown: Vec<&str> = r.hosts.iter().take(3).map(String::as_str).collect();
+            let more = r.hosts.len().saturating_sub(shown.len());
+            let hosts = if more > 0 { format!("{} and {more} more", shown.join(", ")) } else { shown.join(", ") };
+            let files = if r.count == 1 { "1 remote media file".to_string() } else { format!("{} remote media files", r.count) };
+            view! {
+                <div class="notice remote-media" role="region" aria-label="Remote media" data-testid="remote-media">
+                    <span>{format!("This document links {files} ({hosts}). Nothing is fetched from other hosts until you allow it.")}</span>
+                    <span class="actions">
+                        <button type="button" class="btn" data-testid="remote-allow" on:click=move |_| consent.allow_this()>"Load remote media"</button>
+                        <button type="button" class="btn" data-testid="remote-always" on:click=move |_| consent.allow_always()>"Always for this browser"</button>
+                    </span>
+                </div>
+            }
+        })
+    }
+}
