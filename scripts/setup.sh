@@ -23,15 +23,41 @@ if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
   rustup component add rust-src
 fi
 
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  say "Node.js and npm are needed (for wasm-opt and the browser tests): apt-get install nodejs npm"
+  exit 1
+fi
+
+# The two build tools are compiled from crates.io. They are tools, not the
+# product, so they are built with a light profile (no LTO, opt-level 1, many
+# codegen units, no debug info: about half the compile time of their own
+# release profile) and Trunk without its default features (TLS and the update
+# check: Trunk downloads nothing here, the tools come from PATH). The two
+# installs and the npm install run side by side; each one's log is kept in
+# target/setup-*.log and shown if it fails.
+export CARGO_PROFILE_RELEASE_LTO=false
+export CARGO_PROFILE_RELEASE_OPT_LEVEL=1
+export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256
+export CARGO_PROFILE_RELEASE_DEBUG=false
+export CARGO_PROFILE_RELEASE_INCREMENTAL=false
+mkdir -p target
+pids=()
+names=()
+run_bg() { # name, command…
+  local name=$1; shift
+  ( "$@" >"target/setup-$name.log" 2>&1 ) &
+  pids+=($!); names+=("$name")
+}
+
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
-  say "installing trunk $TRUNK_VERSION"
-  cargo install --locked "trunk@$TRUNK_VERSION"
+  say "installing trunk $TRUNK_VERSION (no default features, light profile)"
+  run_bg trunk cargo install --locked --no-default-features "trunk@$TRUNK_VERSION"
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
-  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (light profile)"
   # Not --locked: its lockfile wants a webpki-roots the registry lacks.
-  cargo install --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
+  run_bg wasm-bindgen cargo install --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
 fi
 
 # Node packages (binaryen's wasm-opt, esbuild for the release build's
@@ -39,15 +65,21 @@ fi
 # tests, typescript and @anthropic-ai/sdk for the Anthropic export's type
 # check in crates/envelope/tests/provider_types.rs) live in .tools/, pinned
 # by .tools/package-lock.json.
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  say "Node.js and npm are needed (for wasm-opt and the browser tests): apt-get install nodejs npm"
-  exit 1
-fi
 # npm ci runs again whenever package-lock.json changed since the last install
 # (a copy of it is kept in node_modules/ as the stamp) or a tool is missing.
 if [ ! -x .tools/node_modules/.bin/wasm-opt ] \
    || ! .tools/node_modules/.bin/wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION" \
    || ! cmp -s .tools/package-lock.json .tools/node_modules/.pep-installed-lock.json; then
   say "installing npm packages into .tools/"
-  (cd .tools && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.pep-installed-lock.json)
+  run_bg npm sh -c 'cd .tools && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.pep-installed-lock.json'
 fi
+
+failed=0
+for i in "${!pids[@]}"; do
+  if ! wait "${pids[$i]}"; then
+    say "installing ${names[$i]} failed; its log (target/setup-${names[$i]}.log) ends:"
+    tail -n 40 "target/setup-${names[$i]}.log" >&2
+    failed=1
+  fi
+done
+[ "$failed" = 0 ] || exit 1
