@@ -249,8 +249,8 @@ impl Session {
         }
         self.importing.try_set(None);
         match reply {
-            Ok(worker::import::Reply::Imported { format, label, envelope, notices }) => {
-                let origin = Origin { format, label, notices };
+            Ok(worker::import::Reply::Imported { format, envelope, notices }) => {
+                let origin = Origin { format: format.as_str().into(), label: format.label().into(), notices };
                 match envelope::parse(&envelope) {
                     Ok(loaded) => self.accept(Doc::with_origin(source, loaded, Some(origin)), envelope.as_bytes()),
                     // The engine's envelope always reads; if it ever does not, say so.

@@ -15,7 +15,7 @@ use crate::demos::DEMOS;
 use crate::router::href;
 use crate::state::Session;
 use crate::worker;
-use crate::worker::diff::{Comparison, FieldChange, Line, MessageDiff, Reply, SegmentDiff, Status};
+use crate::worker::diff::{Comparison, FieldChange, Line, LineTag, MessageDiff, Reply, SegmentDiff, Side, Status};
 use envelope::display::thousands as fmt_int;
 
 /// Where one side's document comes from.
@@ -103,11 +103,11 @@ pub fn ComparePage() -> impl IntoView {
                 let ta = text_of(session, &a).await.map_err(|e| format!("Before: {e}"))?;
                 let tb = text_of(session, &b).await.map_err(|e| format!("After: {e}"))?;
                 match worker::diff::diff(ta, tb).await? {
-                    Reply::Compared { comparison } => Ok(Arc::new(comparison)),
+                    Reply::Compared { comparison, .. } => Ok(Arc::new(comparison)),
                     Reply::Failed { side, errors } => Err(format!(
                         "{} does not read: {}",
-                        if side == "before" { "Before" } else { "After" },
-                        errors.iter().take(5).cloned().collect::<Vec<_>>().join("; ")
+                        if side == Side::Before { "Before" } else { "After" },
+                        errors.iter().take(5).map(ToString::to_string).collect::<Vec<_>>().join("; ")
                     )),
                 }
             }
@@ -250,7 +250,7 @@ fn comparison(c: &Comparison) -> Vec<E> {
             el("p")
                 .attr("data-testid", "compare-sentence")
                 .child(el("strong").text(if c.equal { "Equal. " } else { "" }))
-                .text(&c.sentence),
+                .text(&c.cache.sentence()),
         )
         .child(el("p").class("muted").attr("data-testid", "compare-tokens").text(&format!("{total} · {counts}")));
     if !c.fields.is_empty() {
@@ -330,7 +330,7 @@ fn message_row(m: &MessageDiff, breaks: bool, break_segment: Option<usize>) -> E
         };
         el("div")
             .class("cmp-head")
-            .leaf("span", &format!("role role-{}", m.role), &m.role)
+            .leaf("span", &format!("role role-{}", m.role.as_str()), m.role.as_str())
             .leaf("code", "cmp-id", id)
             .leaf("span", "muted", &format!("#{}", index + 1))
             .leaf(
@@ -382,7 +382,11 @@ fn segment_side(s: &SegmentDiff, after: bool, at_break: bool) -> E {
     for hunk in &s.text {
         let lines = hunk
             .iter()
-            .filter(|l| l.tag == "equal" || (after && l.tag == "insert") || (!after && l.tag == "delete"))
+            .filter(|l| match l.tag {
+                LineTag::Equal => true,
+                LineTag::Insert => after,
+                LineTag::Delete => !after,
+            })
             .map(line_view);
         e = e.child(el("pre").class("cmp-hunk").children(lines));
     }
@@ -394,10 +398,10 @@ fn segment_side(s: &SegmentDiff, after: bool, at_break: bool) -> E {
 
 fn line_view(l: &Line) -> E {
     let text = if l.text.is_empty() { " " } else { l.text.as_str() };
-    match l.tag.as_str() {
-        "insert" => el("ins").class("cmp-line").attr("data-testid", "compare-ins").text(text),
-        "delete" => el("del").class("cmp-line").attr("data-testid", "compare-del").text(text),
-        _ => el("span").class("cmp-line").text(text),
+    match l.tag {
+        LineTag::Insert => el("ins").class("cmp-line").attr("data-testid", "compare-ins").text(text),
+        LineTag::Delete => el("del").class("cmp-line").attr("data-testid", "compare-del").text(text),
+        LineTag::Equal => el("span").class("cmp-line").text(text),
     }
 }
 
@@ -416,7 +420,7 @@ mod tests {
             after,
             id: "m".into(),
             previous_id: None,
-            role: "user".into(),
+            role: envelope::Role::User,
             tokens_before: None,
             tokens_after: None,
             segments: vec![],
@@ -449,7 +453,6 @@ mod tests {
             tokens_before: 20,
             tokens_after: 20,
             cache,
-            sentence: String::new(),
         };
         assert_eq!(break_row(&c), Some(3));
         c.cache.message = None;

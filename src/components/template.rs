@@ -22,7 +22,7 @@ use crate::doc::{Doc, Source};
 use crate::router::href;
 use crate::state::Session;
 use crate::worker;
-use crate::worker::render::{Failure, Part, Reply};
+use crate::worker::render::{Failure, FailureSource, Part, Reply};
 use envelope::display::thousands as fmt_int;
 
 /// Storage key of the template and its data.
@@ -62,10 +62,10 @@ enum Status {
 
 /// "line 3, column 14" (1-based), or what is known of it.
 pub fn where_(f: &Failure) -> String {
-    let what = match f.source.as_str() {
-        "data" => "data",
-        "rendered" => "rendered YAML",
-        _ => "template",
+    let what = match f.source {
+        FailureSource::Data => "data",
+        FailureSource::Rendered => "rendered YAML",
+        FailureSource::Template => "template",
     };
     match (f.line, f.column) {
         (Some(l), Some(c)) => format!("{what}, line {l}, column {c}"),
@@ -127,6 +127,7 @@ pub fn TemplatePage() -> impl IntoView {
                         Ok((Reply::Rendered { envelope, parts, warnings }, ms)) => {
                             match Doc::load(Source::Template, envelope.as_bytes()) {
                                 Ok(doc) => {
+                                    let warnings = warnings.iter().map(ToString::to_string).collect();
                                     status.try_set(Status::Done { ms, parts: parts.len(), warnings });
                                     session.show(doc.clone());
                                     rendered.try_set(Some(Rendered { doc, parts, ms }));
@@ -168,7 +169,7 @@ pub fn TemplatePage() -> impl IntoView {
             }
         });
     };
-    let error_line = move |source: &'static str| {
+    let error_line = move |source: FailureSource| {
         Signal::derive(move || {
             status.with(|s| match s {
                 Status::Error(f) if f.source == source => f.line,
@@ -189,8 +190,8 @@ pub fn TemplatePage() -> impl IntoView {
                     <StatusLine status/>
                 </div>
                 <div class="editors">
-                    <Editor label="Template (YAML + Jinja2)" testid="template-source" text=template error_line=error_line("template")/>
-                    <Editor label="Data (JSON)" testid="template-data" text=data error_line=error_line("data")/>
+                    <Editor label="Template (YAML + Jinja2)" testid="template-source" text=template error_line=error_line(FailureSource::Template)/>
+                    <Editor label="Data (JSON)" testid="template-data" text=data error_line=error_line(FailureSource::Data)/>
                 </div>
                 {move || rendered.get().map(|r| view! { <PartsTable parts=r.parts ms=r.ms/> })}
             </section>
@@ -228,7 +229,7 @@ fn StatusLine(status: RwSignal<Status>) -> impl IntoView {
             let at = where_(&f);
             view! {
                 <div class="notice error template-error" data-testid="template-error" role="alert"
-                    data-source=f.source.clone() data-line=f.line.map(|l| l.to_string()) data-column=f.column.map(|c| c.to_string())>
+                    data-source=f.source.as_str() data-line=f.line.map(|l| l.to_string()) data-column=f.column.map(|c| c.to_string())>
                     <strong>{at}</strong>": "<code>{f.diagnostic.code()}</code>" "{f.diagnostic.message.clone()}
                     {f.text.clone().map(|t| view! { <pre class="template-error-line">{t}</pre> })}
                     <span class="muted">" (the last good render stays below)"</span>
@@ -329,17 +330,17 @@ mod tests {
 
     #[test]
     fn an_error_says_where() {
-        let f = |source: &str, line, column| Failure {
-            source: source.into(),
+        let f = |source, line, column| Failure {
+            source,
             diagnostic: Diagnostic::new(Rule::TemplateSyntax, "", "x"),
             class: "TemplateSyntaxError".into(),
             line,
             column,
             text: None,
         };
-        assert_eq!(where_(&f("template", Some(3), Some(14))), "template, line 3, column 14");
-        assert_eq!(where_(&f("data", Some(2), None)), "data, line 2");
-        assert_eq!(where_(&f("rendered", None, None)), "rendered YAML");
+        assert_eq!(where_(&f(FailureSource::Template, Some(3), Some(14))), "template, line 3, column 14");
+        assert_eq!(where_(&f(FailureSource::Data, Some(2), None)), "data, line 2");
+        assert_eq!(where_(&f(FailureSource::Rendered, None, None)), "rendered YAML");
         let stored: StoredTemplate = serde_json::from_str(r#"{"template":"- content: hi","data":"{}"}"#).unwrap();
         assert_eq!(stored.template, "- content: hi");
     }

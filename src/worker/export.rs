@@ -3,15 +3,15 @@
 
 use std::sync::Arc;
 
+use envelope::engine::export::{Reply, Request, OP};
 use envelope::export::Target;
-use pep_token_worker::export::{Reply, Request, OP};
 
 use crate::doc::{Doc, Export};
 
 /// The export of `doc` to `target`, from the engine: the text `pep export
 /// --format` prints, and its notices. `Err` says why there is none.
 pub async fn export(doc: &Doc, target: Target) -> Result<Export, String> {
-    let request = Request { envelope: doc.raw_text().to_string(), target: target.code().into() };
+    let request = Request { envelope: doc.raw_text().to_string(), target };
     match super::call_json(OP, &request).await? {
         Reply::Exported { text, notices } => Ok(Export { target, text: text.into(), notices: notices.into() }),
         Reply::Failed { errors } => Err(format!(

@@ -2,8 +2,8 @@
 //! Messages) → an envelope, in the engine (the converters are not in the
 //! page's module).
 
-pub use pep_token_worker::import::Reply;
-use pep_token_worker::import::{Request, OP};
+pub use envelope::engine::import::Reply;
+use envelope::engine::import::{Request, OP};
 
 /// Imports `text` (a request body the page did not read as an envelope).
 /// `Ok` is the engine's reply: the envelope made, or every error with its

@@ -3,8 +3,9 @@
 //! without blocking the page. One typed async function per operation, in a
 //! module each: [`tokens::encode`], [`import::import`], [`export::export`],
 //! [`lint::lint_timed`], [`diff::diff`], [`render::render_timed`].
-//! The protocol is documented in the worker crate (`pep_token_worker`),
-//! whose types the JSON operations share.
+//! The protocol is documented in the worker crate (`pep_token_worker`); its
+//! messages are the core's (`envelope::engine`), which the worker writes and
+//! the page reads here into those types (serde, both ways).
 //!
 //! A worker that fails to load or crashes fails every waiting request with a
 //! message (the views show it with "Try again") and is forgotten: the next
@@ -14,7 +15,6 @@ pub mod diff;
 pub mod export;
 pub mod import;
 pub mod lint;
-pub mod read;
 pub mod render;
 pub mod tokens;
 

@@ -77,7 +77,7 @@ async fn encode_batch(texts: &[&str], ids: bool) -> Result<Encoded, String> {
         array.set(i as u32, JsValue::from_str(t));
     }
     let message = Object::new();
-    set(&message, "op", &JsValue::from_str("encode"));
+    set(&message, "op", &JsValue::from_str(envelope::engine::ENCODE));
     set(&message, "texts", &array);
     set(&message, "ids", &JsValue::from_bool(ids));
     let data = call(message).await?;

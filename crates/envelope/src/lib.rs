@@ -11,14 +11,16 @@
 //!   `tokenizer`) counts exact o200k_base tokens;
 //! - `promptpoet` (feature `templates`) renders PromptPoet's YAML + Jinja2
 //!   templates as prompt-poet 0.0.52 does and turns them into envelopes.
+//! - [`engine`] holds the messages between the app and its engine worker
+//!   (lint, diff, import, export, render), read and written by both.
 
 pub mod budget;
 pub mod calls;
 pub mod diag;
-#[cfg(feature = "diff")]
 pub mod diff;
 pub mod display;
 pub mod edit;
+pub mod engine;
 pub mod export;
 #[cfg(feature = "providers")]
 pub mod import;
@@ -26,7 +28,6 @@ pub mod jsonread;
 pub mod jsontext;
 pub mod jsonview;
 pub mod lang;
-#[cfg(feature = "lint")]
 pub mod lint;
 pub mod locate;
 pub mod locator;

@@ -21,7 +21,7 @@
 
 use std::ops::Range;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::diag::{Diagnostic, Rule};
@@ -33,8 +33,9 @@ pub enum Step {
     Index(usize),
 }
 
-/// A structured location inside a document.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+/// A structured location inside a document (a lint finding's; the engine's
+/// `lint` reply carries it to the app).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Location {
     /// Index of the message in the document's `messages`.

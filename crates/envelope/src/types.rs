@@ -2,9 +2,11 @@
 //!
 //! Documents are read by [`crate::parse`], which reports every problem with a
 //! path; these types only *serialise* (back to the protocol's JSON shape, with
-//! the same camelCase names and `kind` tag), so there is one way in.
+//! the same camelCase names and `kind` tag), so there is one way in for a
+//! document. Two plain enums, [`Role`] and [`RequestFormat`], also
+//! deserialise: the engine's messages (`crate::engine`) carry them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
 /// The only protocol version this crate reads.
@@ -30,7 +32,8 @@ pub struct Envelope {
 }
 
 /// The request formats an envelope can come from (extension: fidelity).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+/// Also read (serde) as the engine's `import` reply names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RequestFormat {
     Openai,
@@ -87,8 +90,9 @@ impl Ext {
     }
 }
 
-/// Who speaks a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+/// Who speaks a message. Also read (serde) as the engine's `diff` reply
+/// names it; a document's role is read by [`Role::parse`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     System,

@@ -78,7 +78,7 @@ fn a_changed_last_message_breaks_inside_it() {
     let m = &c.messages[1];
     assert_eq!(m.status, Status::Changed);
     assert_eq!(m.segments.len(), 1);
-    assert_eq!(m.segments[0].text[0].iter().map(|l| l.tag).collect::<Vec<_>>(), ["delete", "insert"]);
+    assert_eq!(m.segments[0].text[0].iter().map(|l| l.tag.as_str()).collect::<Vec<_>>(), ["delete", "insert"]);
     assert_eq!(
         (m.tokens_before, m.tokens_after),
         (Some(n("Hello world, how are you")), Some(n("Hello world, who are you")))
@@ -128,7 +128,7 @@ fn a_variable_early_in_the_system_prompt_breaks_there() {
     // The variable changed, and the text the system prompt sends with it.
     let segs = &c.messages[0].segments;
     assert_eq!(
-        segs.iter().map(|s| (s.kind, s.status)).collect::<Vec<_>>(),
+        segs.iter().map(|s| (s.kind.as_str(), s.status)).collect::<Vec<_>>(),
         [("system_prompt", Status::Changed), ("static_var", Status::Changed)]
     );
     assert_eq!(segs[1].fields[0].path, "value");
@@ -195,7 +195,7 @@ fn messages_match_by_id_then_position_and_segments_by_kind() {
         .collect::<Vec<_>>()
     );
     assert_eq!(c.messages[3].previous_id.as_deref(), Some("x"));
-    let segs: Vec<(Status, &str)> = c.messages[2].segments.iter().map(|s| (s.status, s.kind)).collect();
+    let segs: Vec<(Status, &str)> = c.messages[2].segments.iter().map(|s| (s.status, s.kind.as_str())).collect();
     assert_eq!(segs, [(Status::Added, "long_text")]);
     let text = render_text(&c, "a.json", "b.json");
     assert!(text.contains("+ messages[1] `new` (user)"), "{text}");

@@ -8,25 +8,26 @@
 //!
 //! # Protocol
 //!
-//! The worker posts the string `"ready"` once it takes messages. Every
+//! The messages are the core's, [`envelope::engine`] (the page reads them
+//! too): the worker posts the string `"ready"` once it takes messages; every
 //! message to it is an object with a number `id` (echoed in the answer) and
 //! an `op` naming the operation:
 //!
 //! | `op` | message | answer |
 //! |---|---|---|
 //! | `"encode"`, or none | `{id, op, texts: string[], ids: bool}` | `{id, lens: Uint32Array, tokens?: Uint32Array, pieces?: Uint32Array, ms}` |
-//! | `"import"` | `{id, op, request}`: [`import::Request`] as JSON text | `{id, reply, ms}`: [`import::Reply`] as JSON text |
-//! | `"export"` | `{id, op, request}`: [`export::Request`] as JSON text | `{id, reply, ms}`: [`export::Reply`] as JSON text |
-//! | `"lint"` | `{id, op, request}`: [`lint::Request`] | `{id, reply, ms}`: [`lint::Reply`] |
-//! | `"diff"` | `{id, op, request}`: [`diff::Request`] | `{id, reply, ms}`: [`diff::Reply`] |
-//! | `"render"` | `{id, op, request}`: [`render::Request`] (a PromptPoet template and its data) | `{id, reply, ms}`: [`render::Reply`] |
+//! | `"import"` | `{id, op, request}`: [`engine::import::Request`] as JSON text | `{id, reply, ms}`: [`engine::import::Reply`] as JSON text |
+//! | `"export"` | `{id, op, request}`: [`engine::export::Request`] | `{id, reply, ms}`: [`engine::export::Reply`] |
+//! | `"lint"` | `{id, op, request}`: [`engine::lint::Request`] | `{id, reply, ms}`: [`engine::lint::Reply`] |
+//! | `"diff"` | `{id, op, request}`: [`engine::diff::Request`] | `{id, reply, ms}`: [`engine::diff::Reply`] |
+//! | `"render"` | `{id, op, request}`: [`engine::render::Request`] (a PromptPoet template and its data) | `{id, reply, ms}`: [`engine::render::Reply`] |
 //!
 //! `encode` ([`tokens`]) keeps its typed arrays for throughput (and, with no
 //! `op`, the shape it had before the other operations existed): `lens[i]` is
 //! the token count of `texts[i]`; with `ids`, `tokens` holds every token id in
 //! order and `pieces` each token's length in UTF-8 bytes. Text that looks like
 //! a special token is ordinary text. The other operations take and give JSON
-//! text (the types of their modules, which the page deserialises too). A
+//! text (the core's types, which the page deserialises too). A
 //! document's own problems are part of a reply (`Failed` with every error and
 //! its path); a message the worker cannot serve (an unknown `op`, a request
 //! that does not deserialise) is answered `{id, error: string}`. `ms` is the
@@ -38,38 +39,46 @@
 //!
 //! # Adding an operation
 //!
-//! A module with `OP` (its name), `Request` and `Reply` (serde types, built
-//! without the `engine` feature so that the page can use them), and
-//! `handle(request: &str) -> Result<String, String>` (with it, usually
-//! [`json_op`] over a `run` function); then one line in [`JSON_OPS`]. The
-//! page adds a module beside `src/worker/import.rs`. No other operation
-//! changes.
+//! Its messages in the core, a module of [`envelope::engine`] (`OP`,
+//! `Request`, `Reply`); here a module with `handle(request: &str) ->
+//! Result<String, String>` (usually [`json_op`] over a `run` function) and
+//! one line in [`JSON_OPS`]. The page adds a module beside
+//! `src/worker/import.rs`. No other operation changes.
+//!
+//! [`engine::import::Request`]: envelope::engine::import::Request
+//! [`engine::import::Reply`]: envelope::engine::import::Reply
+//! [`engine::export::Request`]: envelope::engine::export::Request
+//! [`engine::export::Reply`]: envelope::engine::export::Reply
+//! [`engine::lint::Request`]: envelope::engine::lint::Request
+//! [`engine::lint::Reply`]: envelope::engine::lint::Reply
+//! [`engine::diff::Request`]: envelope::engine::diff::Request
+//! [`engine::diff::Reply`]: envelope::engine::diff::Reply
+//! [`engine::render::Request`]: envelope::engine::render::Request
+//! [`engine::render::Reply`]: envelope::engine::render::Reply
 
 pub mod diff;
 pub mod export;
 pub mod import;
 pub mod lint;
 pub mod render;
-#[cfg(feature = "engine")]
 pub mod tokens;
+
+use envelope::engine;
 
 /// An operation over JSON text: the request in, the reply out, or why the
 /// message cannot be served.
-#[cfg(feature = "engine")]
 pub type JsonOp = fn(&str) -> Result<String, String>;
 
 /// The operations that take and give JSON, by name.
-#[cfg(feature = "engine")]
 pub const JSON_OPS: &[(&str, JsonOp)] = &[
-    (import::OP, import::handle),
-    (export::OP, export::handle),
-    (lint::OP, lint::handle),
-    (diff::OP, diff::handle),
-    (render::OP, render::handle),
+    (engine::import::OP, import::handle),
+    (engine::export::OP, export::handle),
+    (engine::lint::OP, lint::handle),
+    (engine::diff::OP, diff::handle),
+    (engine::render::OP, render::handle),
 ];
 
 /// The JSON operation named `op`.
-#[cfg(feature = "engine")]
 pub fn json_op_named(op: &str) -> Option<JsonOp> {
     JSON_OPS.iter().find(|(name, _)| *name == op).map(|(_, f)| *f)
 }
@@ -77,7 +86,6 @@ pub fn json_op_named(op: &str) -> Option<JsonOp> {
 /// Runs `run` over a request given as JSON text, and gives its reply as
 /// JSON text. A request that does not deserialise, and an `Err` of `run`,
 /// are the message's error.
-#[cfg(feature = "engine")]
 pub fn json_op<Q: serde::de::DeserializeOwned, R: serde::Serialize>(
     request: &str,
     run: impl FnOnce(Q) -> Result<R, String>,
@@ -86,7 +94,7 @@ pub fn json_op<Q: serde::de::DeserializeOwned, R: serde::Serialize>(
     serde_json::to_string(&run(q)?).map_err(|e| format!("the reply could not be written: {e}"))
 }
 
-#[cfg(all(feature = "engine", target_arch = "wasm32"))]
+#[cfg(target_arch = "wasm32")]
 mod worker {
     use js_sys::{Object, Reflect};
     use wasm_bindgen::prelude::*;
@@ -111,7 +119,7 @@ mod worker {
         set(&out, "id", &get(data, "id"));
         let op = get(data, "op").as_string();
         let served = match op.as_deref() {
-            None | Some("encode") => crate::tokens::answer(data, &out),
+            None | Some(envelope::engine::ENCODE) => crate::tokens::answer(data, &out),
             Some(name) => match crate::json_op_named(name) {
                 Some(handle) => {
                     let t0 = now();
@@ -146,5 +154,5 @@ mod worker {
 }
 
 /// Starts answering the page's messages and says `"ready"`.
-#[cfg(all(feature = "engine", target_arch = "wasm32"))]
+#[cfg(target_arch = "wasm32")]
 pub use worker::serve;

@@ -1,12 +1,16 @@
 //! The engine's `lint`, `diff` and `render` operations as the page drives
 //! them (JSON text in, JSON text out): each reply deserialises into the
-//! page's types and says what the core says.
-#![cfg(feature = "engine")]
+//! messages' types (`envelope::engine`, which the page reads too) and says
+//! what the core says.
 
 use std::path::{Path, PathBuf};
 
+use envelope::diff::{LineTag, Status};
+use envelope::engine::render::FailureSource;
+use envelope::engine::{diff, lint, render};
+use envelope::lint::{Config, Level};
 use envelope::{Rule, Severity};
-use pep_token_worker::{diff, json_op_named, lint, render};
+use pep_token_worker::json_op_named;
 use serde_json::{json, Value};
 
 fn root() -> PathBuf {
@@ -23,7 +27,7 @@ fn send<Q: serde::Serialize, R: serde::de::DeserializeOwned>(op: &str, request: 
     serde_json::from_str(&reply).unwrap_or_else(|e| panic!("{op} reply does not read: {e}\n{reply}"))
 }
 
-fn lint_doc(text: &str, settings: lint::Settings) -> lint::Reply {
+fn lint_doc(text: &str, settings: Config) -> lint::Reply {
     send(lint::OP, &lint::Request { envelope: text.into(), settings })
 }
 
@@ -38,7 +42,7 @@ fn lint_gives_the_cores_findings_for_every_demo() {
         assert_eq!(findings.len(), core.findings.len(), "{name}");
         for (f, c) in findings.iter().zip(&core.findings) {
             assert_eq!(f.diagnostic, c.diagnostic);
-            assert_eq!(serde_json::to_value(&f.location).unwrap(), serde_json::to_value(&c.location).unwrap());
+            assert_eq!(f.location, c.location);
         }
         assert_eq!(tokens, core.tokens, "{name}");
         assert!(tokens.unwrap_or(0) > 0, "{name}: the request's tokens are counted");
@@ -50,7 +54,7 @@ fn a_sensitive_word_is_found_where_it_stands() {
     let text = read("demos/a.json");
     let lint::Reply::Linted { findings, .. } = lint_doc(&text, Default::default()) else { panic!() };
     assert!(findings.iter().all(|f| f.diagnostic.rule != Rule::SensitiveWord));
-    let settings = lint::Settings { sensitive_words: vec!["timestamptz".into()], ..Default::default() };
+    let settings = Config { sensitive_words: vec!["timestamptz".into()], ..Default::default() };
     let lint::Reply::Linted { findings, .. } = lint_doc(&text, settings) else { panic!() };
     let hits: Vec<_> = findings.iter().filter(|f| f.diagnostic.rule == Rule::SensitiveWord).collect();
     assert!(!hits.is_empty(), "{findings:#?}");
@@ -66,23 +70,23 @@ fn a_sensitive_word_is_found_where_it_stands() {
 #[test]
 fn budget_and_rule_levels_apply_and_bad_settings_are_refused() {
     let text = read("demos/f.json");
-    let settings = lint::Settings { max_tokens: Some(1000), ..Default::default() };
+    let settings = Config { max_tokens: Some(1000), ..Default::default() };
     let lint::Reply::Linted { findings, .. } = lint_doc(&text, settings.clone()) else { panic!() };
     let over = findings.iter().find(|f| f.diagnostic.rule == Rule::TokenBudget).expect("over budget");
     assert_eq!(over.diagnostic.severity, Rule::TokenBudget.default_severity());
     let mut raised = settings;
-    raised.rules.insert("token-budget".into(), "warning".into());
+    raised.rules.insert("token-budget".into(), Level::Warning);
     let lint::Reply::Linted { findings, .. } = lint_doc(&text, raised) else { panic!() };
     let over = findings.iter().find(|f| f.diagnostic.rule == Rule::TokenBudget).unwrap();
     assert_eq!(over.diagnostic.severity, Severity::Warning);
 
-    let mut bad = lint::Settings::default();
-    bad.rules.insert("no-such-rule".into(), "off".into());
+    let mut bad = Config::default();
+    bad.rules.insert("no-such-rule".into(), Level::Off);
     match lint_doc(&text, bad) {
         lint::Reply::BadSettings { error } => assert!(error.contains("no-such-rule"), "{error}"),
         r => panic!("{r:?}"),
     }
-    let bad = lint::Settings { segment_share: Some(2.0), ..Default::default() };
+    let bad = Config { segment_share: Some(2.0), ..Default::default() };
     assert!(matches!(lint_doc(&text, bad), lint::Reply::BadSettings { .. }));
 }
 
@@ -111,18 +115,20 @@ fn diff_gives_the_cores_comparison_and_both_envelopes() {
     let diff::Reply::Compared { comparison, before, after } = diff_docs(&a, &b) else { panic!() };
     let core =
         envelope::diff::compare_in_full(&envelope::parse(&a).unwrap().envelope, &envelope::parse(&b).unwrap().envelope);
-    let mut expected = serde_json::to_value(&core).unwrap();
-    expected["sentence"] = Value::from(core.cache.sentence());
-    assert_eq!(serde_json::to_value(&comparison).unwrap(), expected, "the page's types keep every field");
+    assert_eq!(
+        serde_json::to_value(&comparison).unwrap(),
+        serde_json::to_value(&core).unwrap(),
+        "the reply keeps every field"
+    );
     assert!(!comparison.equal);
     assert_eq!(comparison.cache.message, Some(last));
     assert!(comparison.cache.reusable > 0 && comparison.cache.reusable < comparison.cache.total);
-    let changed = comparison.messages.iter().find(|m| m.status == diff::Status::Changed).unwrap();
+    let changed = comparison.messages.iter().find(|m| m.status == Status::Changed).unwrap();
     assert_eq!(changed.after, Some(last));
-    let lines: Vec<_> = changed.segments[0].text.iter().flatten().filter(|l| l.tag == "insert").collect();
+    let lines: Vec<_> = changed.segments[0].text.iter().flatten().filter(|l| l.tag == LineTag::Insert).collect();
     assert!(lines.iter().any(|l| l.text == "One more line."), "{lines:?}");
     assert!(envelope::parse(&before).is_ok() && envelope::parse(&after).is_ok());
-    assert!(comparison.sentence.contains("reusable"));
+    assert!(comparison.cache.sentence().contains("reusable"));
 
     let diff::Reply::Compared { comparison, .. } = diff_docs(&a, &a) else { panic!() };
     assert!(comparison.equal && comparison.cache.identical);
@@ -137,7 +143,7 @@ fn diff_imports_requests_and_names_the_side_that_does_not_read() {
     assert!(envelope::parse(&after).is_ok());
     match diff_docs(&a, "{\"version\": 1") {
         diff::Reply::Failed { side, errors } => {
-            assert_eq!(side, "after");
+            assert_eq!(side, diff::Side::After);
             assert!(!errors.is_empty());
         }
         r => panic!("{r:?}"),
@@ -176,7 +182,7 @@ fn render_errors_say_where() {
     // A syntax error on line 3, column 14 (the unclosed expression).
     let broken = "- name: a\n  content: |\n    Hello {{ user_query \n";
     let render::Reply::Failed { failure, .. } = render_t(broken, &d) else { panic!() };
-    assert_eq!(failure.source, "template");
+    assert_eq!(failure.source, FailureSource::Template);
     assert_eq!(failure.diagnostic.rule, Rule::TemplateSyntax);
     assert_eq!(failure.line, Some(3), "{failure:?}");
     assert!(failure.column.is_some(), "{failure:?}");
@@ -191,12 +197,12 @@ fn render_errors_say_where() {
     let render::Reply::Failed { failure, .. } = render_t("- content: hi\n", "{\n  \"a\": 1,\n  oops\n}") else {
         panic!()
     };
-    assert_eq!(failure.source, "data");
+    assert_eq!(failure.source, FailureSource::Data);
     assert_eq!((failure.line, failure.column), (Some(3), Some(3)));
 
     // YAML that does not read: the line in the rendered text.
     let render::Reply::Failed { failure, .. } = render_t("- content: [unclosed\n", "{}") else { panic!() };
-    assert_eq!(failure.source, "rendered");
+    assert_eq!(failure.source, FailureSource::Rendered);
     assert_eq!(failure.diagnostic.rule, Rule::TemplateYaml);
     assert!(failure.line.is_some());
 }
@@ -206,7 +212,7 @@ fn template_text_cannot_reach_outside_the_sandbox() {
     // No loader: including or importing another file is an error, not a read.
     for t in ["{% include '/etc/passwd' %}", "{% import 'x.j2' as x %}", "{% extends '/etc/hosts' %}"] {
         match render_t(t, "{}") {
-            render::Reply::Failed { failure, .. } => assert_eq!(failure.source, "template", "{t}"),
+            render::Reply::Failed { failure, .. } => assert_eq!(failure.source, FailureSource::Template, "{t}"),
             r => panic!("{t}: {r:?}"),
         }
     }

@@ -3,13 +3,13 @@
 //! the worker → the envelope text → read on the page → export in the worker)
 //! must give `pep export --format X request.json`'s bytes, which is
 //! `render(import(request))`; for a demo, `render(demo)`.
-#![cfg(feature = "engine")]
 
 use std::path::{Path, PathBuf};
 
+use envelope::engine::{export, import as import_op};
 use envelope::export::{render, Target};
 use envelope::import::import;
-use pep_token_worker::{export, import as import_op, json_op_named, JSON_OPS};
+use pep_token_worker::{json_op_named, JSON_OPS};
 use serde_json::json;
 
 fn root() -> PathBuf {
@@ -44,7 +44,7 @@ fn import_text(text: &str) -> import_op::Reply {
 }
 
 fn export_text(envelope: &str, target: Target) -> export::Reply {
-    send(export::OP, &export::Request { envelope: envelope.into(), target: target.code().into() }).unwrap()
+    send(export::OP, &export::Request { envelope: envelope.into(), target }).unwrap()
 }
 
 #[test]
@@ -60,11 +60,11 @@ fn every_request_imports_and_exports_as_pep_does() {
     for (path, text) in requests() {
         let name = path.display();
         let core = import(&text).unwrap_or_else(|e| panic!("{name}: {e:?}"));
-        let import_op::Reply::Imported { format, label, envelope, notices } = import_text(&text) else {
+        let import_op::Reply::Imported { format, envelope, notices } = import_text(&text) else {
             panic!("{name}: not imported")
         };
-        assert_eq!(format, core.format.code(), "{name}");
-        assert_eq!(label, core.format.label(), "{name}");
+        assert_eq!(Some(format), core.format.request_format(), "{name}");
+        assert_eq!((format.as_str(), format.label()), (core.format.code(), core.format.label()), "{name}");
         assert_eq!(notices, core.notices, "{name}: notices survive the trip");
         // What `pep import` prints.
         assert_eq!(envelope, envelope::export::to_pretty(&core.raw), "{name}");
@@ -121,13 +121,20 @@ fn bodies_that_do_not_import_give_every_error_with_its_path() {
             ("import-arguments", "messages[1].tool_calls[0].function.arguments")
         ]
     );
+    // An envelope is not a request: the page reads those itself.
+    let demo = std::fs::read_to_string(root().join("demos/a.json")).unwrap();
+    let import_op::Reply::Failed { errors } = import_text(&demo) else { panic!("imported") };
+    assert_eq!(
+        (errors[0].code(), errors[0].message.as_str()),
+        ("import-format", "the body is a Prompt Envelope, not a request to import")
+    );
 }
 
 #[test]
 fn messages_the_engine_cannot_serve_are_errors_not_panics() {
     let handle = json_op_named("export").unwrap();
     let e = handle(r#"{"envelope": "{}", "target": "yaml"}"#).unwrap_err();
-    assert!(e.contains("no export target `yaml`"), "{e}");
+    assert!(e.contains("does not fit") && e.contains("unknown variant `yaml`"), "{e}");
     let e = handle("not json").unwrap_err();
     assert!(e.contains("does not fit"), "{e}");
     let e = json_op_named("import").unwrap()(r#"{"txt": 1}"#).unwrap_err();

@@ -16,8 +16,7 @@
 //! caches prefixes of 1,024 tokens and more, in steps of 128), which round
 //! what a particular provider reuses down from the figure given here.
 
-use serde::Serialize;
-
+use super::CacheBreak;
 use crate::export::{Contributions, Piece};
 use crate::parts::IMAGE_TOKENS;
 use crate::tokens;
@@ -109,66 +108,6 @@ fn count(item: &Item) -> u64 {
     match item {
         Item::Text(t) => tokens::count(t) as u64,
         Item::Image(_) => IMAGE_TOKENS,
-    }
-}
-
-/// The break point of the new version against the previous one.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CacheBreak {
-    /// Tokens of the new prompt that the previous one had, from the start.
-    pub reusable: u64,
-    /// Tokens of the new prompt.
-    pub total: u64,
-    /// Tokens of the previous prompt.
-    pub previous_total: u64,
-    /// The model changed: nothing is shared.
-    pub model_changed: bool,
-    /// The prompts are the same token for token.
-    pub identical: bool,
-    /// The first difference is in the tool declarations.
-    pub in_tools: bool,
-    /// The new version's message holding the first different token.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message_id: Option<String>,
-    /// Its segment, when one segment holds that token.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub segment: Option<usize>,
-}
-
-impl CacheBreak {
-    /// One sentence for people.
-    pub fn sentence(&self) -> String {
-        let n = |x: u64| super::thousands(x);
-        if self.model_changed {
-            return format!(
-                "the model changed, so none of the {} tokens are reusable from the previous version's cache",
-                n(self.total)
-            );
-        }
-        if self.identical {
-            return format!(
-                "the prompts are identical: all {} tokens are reusable from the previous version's cache",
-                n(self.total)
-            );
-        }
-        let mut s = format!(
-            "the first {} of {} tokens are reusable from the previous version's cache",
-            n(self.reusable),
-            n(self.total)
-        );
-        if self.in_tools {
-            s.push_str(" (the prompts first differ in the tool declarations)");
-        } else if let Some(mi) = self.message {
-            let id = self.message_id.as_deref().map(|i| format!(" `{i}`")).unwrap_or_default();
-            let seg = self.segment.map(|j| format!(", segments[{j}]")).unwrap_or_default();
-            s.push_str(&format!(" (the prompts first differ at messages[{mi}]{id}{seg})"));
-        } else if self.reusable == self.total {
-            s.push_str(" (the new version ends earlier)");
-        }
-        s
     }
 }
 

@@ -1,32 +1,15 @@
-//! `pep diff A B`: what changed between two versions of a prompt, and how much
-//! of the previous version's prompt cache the new one can reuse. Crate
-//! feature `diff` (token counts need the tokenizer; line diffs the `similar`
-//! crate).
-//!
-//! - Messages are matched by `id`, then (for messages whose id changed) by
-//!   position and role; segments of a matched message are aligned by a
-//!   sequence diff, and a replaced segment counts as changed when its
-//!   counterpart at the same position has the same kind.
-//! - A changed segment shows a line diff of the text it sends (variables
-//!   substituted, as the model reads it) and the JSON fields that changed.
-//! - Token counts (o200k_base) per message before and after, and in total;
-//!   the `tools` array counts in the message that declares the tools
-//!   ([`message_tokens`]).
-//! - The cache break point ([`cache`]): the first token at which the two
-//!   prompts differ.
+//! Computing a comparison (feature `diff`): matching, line diffs, token
+//! counts, the text report. The result types are the module's ([`super`]).
 
-use serde::Serialize;
 use serde_json::Value;
 use similar::{Algorithm, DiffOp, DiffTag};
 
+use super::{cache, json, Comparison, FieldChange, Line, LineTag, MessageDiff, SegmentDiff, Status};
 use crate::diag::Diagnostic;
 use crate::display::thousands;
 use crate::export::{contributions, Contributions, Piece};
 use crate::parse::Loaded;
 use crate::types::*;
-
-pub mod cache;
-pub mod json;
 
 /// Reads either side of a comparison: an envelope, or (with the `providers`
 /// feature) an OpenAI Chat, OpenAI Responses or Anthropic Messages request,
@@ -87,14 +70,6 @@ pub fn line_diff(a: &str, b: &str, indent: &str) -> String {
     out
 }
 
-/// One line of a line diff.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Line {
-    /// `equal`, `delete` or `insert`.
-    pub tag: &'static str,
-    pub text: String,
-}
-
 /// The lines of a diff with context (for JSON and the app).
 pub fn lines(a: &str, b: &str) -> Vec<Vec<Line>> {
     let d = similar::TextDiff::from_lines(a, b);
@@ -106,90 +81,15 @@ pub fn lines(a: &str, b: &str) -> Vec<Vec<Line>> {
                 .flat_map(|op| d.iter_changes(op))
                 .map(|c| Line {
                     tag: match c.tag() {
-                        similar::ChangeTag::Equal => "equal",
-                        similar::ChangeTag::Delete => "delete",
-                        similar::ChangeTag::Insert => "insert",
+                        similar::ChangeTag::Equal => LineTag::Equal,
+                        similar::ChangeTag::Delete => LineTag::Delete,
+                        similar::ChangeTag::Insert => LineTag::Insert,
                     },
                     text: c.value().strip_suffix('\n').unwrap_or(c.value()).to_string(),
                 })
                 .collect()
         })
         .collect()
-}
-
-/// What happened to a message or a segment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Unchanged,
-    Changed,
-    Added,
-    Removed,
-}
-
-/// A segment of a changed message.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SegmentDiff {
-    pub status: Status,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub before: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub after: Option<usize>,
-    pub kind: &'static str,
-    /// For a changed segment whose sent text changed: the line diff, by hunk.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub text: Vec<Vec<Line>>,
-    /// For a changed segment: every JSON field that changed.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub fields: Vec<json::FieldChange>,
-    /// The text it sends before and after (for the unified text output).
-    #[serde(skip)]
-    sent: (String, String),
-}
-
-/// A message of either version.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MessageDiff {
-    pub status: Status,
-    /// Index in the first document.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub before: Option<usize>,
-    /// Index in the second document.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub after: Option<usize>,
-    pub id: String,
-    /// The id in the first document, when it differs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub previous_id: Option<String>,
-    pub role: Role,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tokens_before: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tokens_after: Option<u64>,
-    /// Segments that changed, were added or removed (changed messages only).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub segments: Vec<SegmentDiff>,
-    /// Message fields (timestamp, role, truncationPriority, …) that changed.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub fields: Vec<json::FieldChange>,
-}
-
-/// Both versions compared.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Comparison {
-    /// The documents are the same envelope (formatting and key order aside).
-    pub equal: bool,
-    /// Top-level fields (`model`, `params`, `version`) that changed.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub fields: Vec<json::FieldChange>,
-    /// Every message, in the second document's order (removed ones where they stood).
-    pub messages: Vec<MessageDiff>,
-    pub tokens_before: u64,
-    pub tokens_after: u64,
-    pub cache: cache::CacheBreak,
 }
 
 fn segment_json(s: &Segment) -> Value {
@@ -268,7 +168,7 @@ fn whole_message(side: &Side, mi: usize, status: Status) -> Vec<SegmentDiff> {
                 status,
                 before: removed.then_some(j),
                 after: (!removed).then_some(j),
-                kind: s.kind(),
+                kind: s.kind().into(),
                 text,
                 fields: Vec::new(),
                 sent,
@@ -344,7 +244,7 @@ fn compare_segments(a: &Side, ai: usize, b: &Side, bi: usize) -> Vec<SegmentDiff
             status: Status::Changed,
             before: Some(i),
             after: Some(j),
-            kind: sb.kind(),
+            kind: sb.kind().into(),
             text,
             fields,
             sent: (ta[i].clone(), tb[j].clone()),
@@ -354,7 +254,7 @@ fn compare_segments(a: &Side, ai: usize, b: &Side, bi: usize) -> Vec<SegmentDiff
         status,
         before,
         after,
-        kind: s.kind(),
+        kind: s.kind().into(),
         text: Vec::new(),
         fields: Vec::new(),
         sent: (before.map(|i| ta[i].clone()).unwrap_or_default(), after.map(|j| tb[j].clone()).unwrap_or_default()),
@@ -390,7 +290,7 @@ fn compare_segments(a: &Side, ai: usize, b: &Side, bi: usize) -> Vec<SegmentDiff
     out
 }
 
-fn message_fields(a: &Message, b: &Message) -> Vec<json::FieldChange> {
+fn message_fields(a: &Message, b: &Message) -> Vec<FieldChange> {
     let strip = |m: &Message| {
         let mut v = serde_json::to_value(m).unwrap_or(Value::Null);
         if let Some(o) = v.as_object_mut() {
@@ -405,7 +305,7 @@ fn message_fields(a: &Message, b: &Message) -> Vec<json::FieldChange> {
     json::diff(&strip(a), &strip(b))
 }
 
-fn top_fields(a: &Envelope, b: &Envelope) -> Vec<json::FieldChange> {
+fn top_fields(a: &Envelope, b: &Envelope) -> Vec<FieldChange> {
     let strip = |e: &Envelope| {
         let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
         if let Some(o) = v.as_object_mut() {
@@ -631,8 +531,8 @@ mod tests {
         let removed = c.messages.iter().find(|m| m.status == Status::Removed).unwrap();
         assert_eq!(removed.segments.len(), 1);
         let s = &removed.segments[0];
-        assert_eq!((s.status, s.before, s.after, s.kind), (Status::Removed, Some(0), None, "tool_overview"));
-        assert!(s.text.iter().flatten().all(|l| l.tag == "delete"));
+        assert_eq!((s.status, s.before, s.after, s.kind.as_str()), (Status::Removed, Some(0), None, "tool_overview"));
+        assert!(s.text.iter().flatten().all(|l| l.tag == LineTag::Delete));
         assert!(s.text.iter().flatten().any(|l| l.text.contains("Search the web")), "{:?}", s.text);
         // A segment removed from a changed message: its text too.
         let a2 = env(r#"{"version":"1.0","messages":[{"id":"u","role":"user","timestamp":1,"segments":[
@@ -640,13 +540,13 @@ mod tests {
         let u = |c: &Comparison| c.messages.iter().find(|m| m.id == "u").unwrap().segments.clone();
         let s = &u(&compare_in_full(&a2, &b))[0];
         assert_eq!((s.status, s.before), (Status::Removed, Some(1)));
-        assert_eq!(s.text, vec![vec![Line { tag: "delete", text: "P.S. bye".into() }]]);
+        assert_eq!(s.text, vec![vec![Line { tag: LineTag::Delete, text: "P.S. bye".into() }]]);
         assert!(u(&compare(&a2, &b))[0].text.is_empty(), "`pep diff` names it only");
         let added = c.messages.iter().find(|m| m.status == Status::Added).unwrap();
         let texts: Vec<Vec<(&str, &str)>> = added
             .segments
             .iter()
-            .map(|s| s.text.iter().flatten().map(|l| (l.tag, l.text.as_str())).collect())
+            .map(|s| s.text.iter().flatten().map(|l| (l.tag.as_str(), l.text.as_str())).collect())
             .collect();
         assert_eq!(
             texts,

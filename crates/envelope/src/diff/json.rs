@@ -7,22 +7,9 @@
 //! addition rather than a change of every message after it; elements in a
 //! replaced run are compared position by position.
 
-use serde::Serialize;
 use serde_json::Value;
 
-/// One difference.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FieldChange {
-    /// Where, written as diagnostics write paths (`messages[3].content`; the
-    /// whole value: empty).
-    pub path: String,
-    /// The value before (`None`: added).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub before: Option<Value>,
-    /// The value after (`None`: removed).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub after: Option<Value>,
-}
+use super::FieldChange;
 
 fn key_path(base: &str, key: &str) -> String {
     let plain = !key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '$');
@@ -61,7 +48,7 @@ fn walk(a: &Value, b: &Value, path: String, out: &mut Vec<FieldChange>) {
         (Value::Array(x), Value::Array(y)) => {
             let kx: Vec<String> = x.iter().map(Value::to_string).collect();
             let ky: Vec<String> = y.iter().map(Value::to_string).collect();
-            for op in super::align(&kx, &ky) {
+            for op in super::compare::align(&kx, &ky) {
                 let (tag, ra, rb) = op.as_tag_tuple();
                 match tag {
                     similar::DiffTag::Equal => {}

@@ -11,16 +11,22 @@ use super::{anthropic, contributions, curl, openai_chat, openai_responses, repla
 #[cfg(feature = "providers")]
 use crate::types::{Envelope, RequestFormat};
 
-/// One export format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// One export format. Serialised as its [`code`](Target::code) (the engine's
+/// `export` request).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Target {
     /// OpenAI Chat Completions (§4; the default).
+    #[serde(rename = "openai")]
     OpenaiChat,
+    #[serde(rename = "responses")]
     OpenaiResponses,
+    #[serde(rename = "anthropic")]
     Anthropic,
     /// A shell command that posts the OpenAI Chat request.
+    #[serde(rename = "curl-openai")]
     CurlOpenai,
     /// A shell command that posts the Anthropic Messages request.
+    #[serde(rename = "curl-anthropic")]
     CurlAnthropic,
 }
 

@@ -1,14 +1,19 @@
 //! `pep lint`: validation plus the checks a team puts in CI — token budgets,
 //! secrets and sensitive words, required variables, prefix-cache breakers,
-//! unused tools and text sent twice. Crate feature `lint` (it counts exact
-//! `o200k_base` tokens, so it brings the tokenizer).
+//! unused tools and text sent twice. The checks, [`lint`] and the output
+//! formats are the crate feature `lint` (it counts exact `o200k_base`
+//! tokens, so it brings the tokenizer); the settings ([`Config`],
+//! [`Settings`], [`Level`]) and [`Finding`] are always built, for the
+//! engine's messages (`crate::engine::lint`), which the app reads without
+//! the feature.
 //!
 //! [`lint`] reads one document and returns its [`Finding`]s: each a
 //! [`Diagnostic`] (rule code, severity after configuration, path, message,
 //! hint) with its structured [`Location`] (message, segment, field, JSON
 //! pointer, line and column). Each check is its own module; they share the
 //! list of what the model receives ([`fields`]). [`Settings`] come from
-//! `pep.toml` (see [`Config`]) or, in the app, from preferences.
+//! `pep.toml` (see [`Config`]) or, in the app, from preferences (the same
+//! [`Config`], its top level).
 //!
 //! Output formats: [`text`] (like rustc), [`json`], [`sarif`] (2.1.0, for
 //! GitHub code scanning) and [`github`] (workflow annotations). No output
@@ -19,25 +24,37 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::diag::{Area, Diagnostic, Rule, Severity};
-use crate::export::{contributions, Contributions};
-use crate::locate::{located, Location, SourceMap};
-use crate::parse::parse_bytes;
-use crate::parts::{count_parts, part_texts, Part, PartText};
-use crate::types::Envelope;
+use crate::locate::Location;
 
+#[cfg(feature = "lint")]
 pub mod budget;
+#[cfg(feature = "lint")]
 pub mod cache;
+#[cfg(feature = "lint")]
 pub mod fields;
+#[cfg(feature = "lint")]
 pub mod github;
+#[cfg(feature = "lint")]
+mod run;
+#[cfg(feature = "lint")]
 pub mod sarif;
+#[cfg(feature = "lint")]
 pub mod secrets;
+#[cfg(feature = "lint")]
 pub mod text;
+#[cfg(feature = "lint")]
 pub mod tools;
+#[cfg(feature = "lint")]
 pub mod variables;
+#[cfg(feature = "lint")]
 pub mod waste;
+
+#[cfg(feature = "lint")]
+pub use run::{json, lint, Ctx, FileReport, Raw};
+
+pub use crate::display::thousands;
 
 /// A configured level for a rule: `off` drops its findings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -60,30 +77,11 @@ impl Level {
     }
 }
 
-/// Settings one environment may give; every field is optional (see [`Config`]).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct EnvConfig {
-    /// Token budget of the whole exported request (o200k_base).
-    pub max_tokens: Option<u64>,
-    /// Largest share of `max_tokens` one segment may send (0 < share ≤ 1).
-    pub segment_share: Option<f64>,
-    /// Words that must not reach the model (case-insensitive, whole words).
-    #[serde(default)]
-    pub sensitive_words: Vec<String>,
-    /// Variables every document must declare with a `static_var`.
-    #[serde(default)]
-    pub required_variables: Vec<String>,
-    /// Shortest text, in tokens, that `duplicate-text` reports when sent twice.
-    pub duplicate_min_tokens: Option<u64>,
-    /// Level per rule code: `off`, `info`, `warning` or `error`.
-    #[serde(default)]
-    pub rules: BTreeMap<String, Level>,
-}
-
-/// The configuration file (`pep.toml`): top-level settings apply everywhere;
-/// `[environments.NAME]` tables add to them for `--env NAME` (scalars
-/// replace, lists extend, rule levels override).
+/// The settings of `pep.toml`: top-level settings apply everywhere;
+/// `[environments.NAME]` tables hold the same settings (and no environments
+/// of their own) and add to them for `--env NAME` (scalars replace, lists
+/// extend, rule levels override). The app's Checks tab edits the top level
+/// (kept in preferences as this type's JSON) and sends it to the engine.
 ///
 /// ```toml
 /// sensitive_words = ["secret", "credential"]
@@ -98,17 +96,27 @@ pub struct EnvConfig {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// Token budget of the whole exported request (o200k_base).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u64>,
+    /// Largest share of `max_tokens` one segment may send (0 < share ≤ 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub segment_share: Option<f64>,
+    /// Words that must not reach the model (case-insensitive, whole words).
     #[serde(default)]
     pub sensitive_words: Vec<String>,
+    /// Variables every document must declare with a `static_var`.
     #[serde(default)]
     pub required_variables: Vec<String>,
+    /// Shortest text, in tokens, that `duplicate-text` reports when sent twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplicate_min_tokens: Option<u64>,
+    /// Level per rule code: `off`, `info`, `warning` or `error`.
     #[serde(default)]
     pub rules: BTreeMap<String, Level>,
-    #[serde(default)]
-    pub environments: BTreeMap<String, EnvConfig>,
+    /// `[environments.NAME]`: settings for `--env NAME` (top level only).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub environments: BTreeMap<String, Config>,
 }
 
 /// What the checks run with: a [`Config`] resolved for one environment.
@@ -156,7 +164,8 @@ impl Settings {
         Ok(())
     }
 
-    fn is_on(&self, rule: Rule) -> bool {
+    /// Whether `rule`'s findings are reported (it is not `off`).
+    pub fn is_on(&self, rule: Rule) -> bool {
         self.severity(rule).is_some()
     }
 }
@@ -216,6 +225,9 @@ impl Config {
         apply_rules(&mut s.levels, &self.rules, "rules")?;
         // Every environment is checked, so a typo fails whichever is chosen.
         for (name, e) in &self.environments {
+            if !e.environments.is_empty() {
+                return Err(format!("[environments.{name}] cannot hold environments of its own"));
+            }
             check_share(e.segment_share, &format!("[environments.{name}]"))?;
             apply_rules(&mut HashMap::new(), &e.rules, &format!("environments.{name}.rules"))?;
         }
@@ -250,10 +262,11 @@ impl Config {
 }
 
 /// One finding: the diagnostic, where it is, and (inside a string value) the
-/// byte range it covers there.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// byte range it covers there. Its JSON is `{diagnostic, location}` (the
+/// engine's `lint` reply); `pep lint --format json` writes the diagnostic's
+/// fields flat beside `location` ([`json`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
-    #[serde(flatten)]
     pub diagnostic: Diagnostic,
     pub location: Location,
     /// Byte range inside the decoded string at the path (not serialised).
@@ -261,187 +274,16 @@ pub struct Finding {
     pub span: Option<Range<usize>>,
 }
 
-/// The findings of one file, with its text for quoting source lines.
-#[derive(Clone, Debug, Serialize)]
-pub struct FileReport {
-    /// The file as named on the command line.
-    pub file: String,
-    pub findings: Vec<Finding>,
-    /// The request's o200k_base tokens, when the document was read.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tokens: Option<u64>,
-    #[serde(skip)]
-    pub source: Option<String>,
-}
-
-impl FileReport {
-    /// Whether any finding is at error severity.
-    pub fn has_errors(&self) -> bool {
-        self.findings.iter().any(|f| f.diagnostic.is_error())
-    }
-
-    /// Counts per severity: (errors, warnings, infos).
-    pub fn counts(&self) -> (usize, usize, usize) {
-        let n = |s| self.findings.iter().filter(|f| f.diagnostic.severity == s).count();
-        (n(Severity::Error), n(Severity::Warning), n(Severity::Info))
-    }
-}
-
-/// A check's finding before locating: the diagnostic and a span inside the
-/// string at its path.
-pub struct Raw {
-    pub diagnostic: Diagnostic,
-    pub span: Option<Range<usize>>,
-}
-
-impl Raw {
-    pub fn new(rule: Rule, path: impl Into<String>, message: impl Into<String>) -> Raw {
-        Raw { diagnostic: Diagnostic::new(rule, path, message), span: None }
-    }
-
-    pub fn span(mut self, span: Range<usize>) -> Raw {
-        self.span = Some(span);
-        self
-    }
-
-    pub fn hint(mut self, hint: impl Into<String>) -> Raw {
-        self.diagnostic.hint = Some(hint.into());
-        self
-    }
-}
-
-/// What the checks share about one valid document.
-pub struct Ctx<'a> {
-    pub envelope: &'a Envelope,
-    pub contributions: Contributions,
-    pub settings: &'a Settings,
-    texts: Vec<PartText>,
-    parts: std::cell::OnceCell<Vec<Part>>,
-}
-
-impl<'a> Ctx<'a> {
-    pub fn new(envelope: &'a Envelope, settings: &'a Settings) -> Self {
-        let contributions = contributions(envelope);
-        let texts = part_texts(envelope, &contributions);
-        Ctx { envelope, contributions, settings, texts, parts: std::cell::OnceCell::new() }
-    }
-
-    /// The truncation parts with exact counts (counted once, on first use).
-    pub fn parts(&self) -> &[Part] {
-        self.parts.get_or_init(|| count_parts(&self.texts, |s| crate::tokens::count(s) as u64))
-    }
-
-    pub fn part_texts(&self) -> &[PartText] {
-        &self.texts
-    }
-
-    /// The request's total tokens (images at their estimate).
-    pub fn total_tokens(&self) -> u64 {
-        self.parts().iter().map(|p| p.tokens).sum()
-    }
-}
-
-pub use crate::display::thousands;
-
-/// Lints one document (bytes as read from its file).
-pub fn lint(file: &str, bytes: &[u8], settings: &Settings) -> FileReport {
-    let text = std::str::from_utf8(bytes).ok();
-    let source = text.map(SourceMap::new);
-    let (raws, doc, tokens) = match parse_bytes(bytes) {
-        Err(errors) => {
-            let doc = text.and_then(|t| serde_json::from_str::<Value>(t.strip_prefix('\u{feff}').unwrap_or(t)).ok());
-            (errors.into_iter().map(|d| Raw { diagnostic: d, span: None }).collect::<Vec<_>>(), doc, None)
-        }
-        Ok(loaded) => {
-            let ctx = Ctx::new(&loaded.envelope, settings);
-            let mut raws: Vec<Raw> = loaded
-                .warnings
-                .into_iter()
-                .map(|d| {
-                    let span = placeholder_span(&d, &loaded.raw);
-                    Raw { diagnostic: d, span }
-                })
-                .collect();
-            raws.extend(checks(&ctx));
-            let tokens = ctx.parts.get().map(|_| ctx.total_tokens());
-            (raws, Some(loaded.raw), tokens)
-        }
-    };
-    let mut findings: Vec<Finding> = raws
-        .into_iter()
-        .filter_map(|mut r| {
-            r.diagnostic.severity = settings.severity(r.diagnostic.rule)?;
-            r.diagnostic.message = secrets::redact(&r.diagnostic.message).into_owned();
-            r.diagnostic.hint = r.diagnostic.hint.map(|h| secrets::redact(&h).into_owned());
-            let d = &r.diagnostic;
-            let location = located(&d.path, d.rule, r.span.clone(), doc.as_ref(), source.as_ref());
-            Some(Finding { diagnostic: r.diagnostic, location, span: r.span })
-        })
-        .collect();
-    findings.sort_by_key(|f| (f.location.line.unwrap_or(0), f.location.column.unwrap_or(0)));
-    FileReport { file: file.to_string(), findings, tokens, source: text.map(str::to_string) }
-}
-
-/// Every check beyond validation, for the rules that are on.
-fn checks(ctx: &Ctx) -> Vec<Raw> {
-    let s = ctx.settings;
-    let mut out = Vec::new();
-    if s.is_on(Rule::TokenBudget) || s.is_on(Rule::SegmentBudget) {
-        out.extend(budget::check(ctx));
-    }
-    let sent = fields::sent(ctx.envelope);
-    if s.is_on(Rule::Secret) {
-        out.extend(secrets::check(&sent));
-    }
-    if s.is_on(Rule::SensitiveWord) && !s.sensitive_words.is_empty() {
-        out.extend(secrets::check_words(&sent, &s.sensitive_words));
-    }
-    if s.is_on(Rule::RequiredVariable) {
-        out.extend(variables::check(ctx));
-    }
-    if s.is_on(Rule::CacheVariable) {
-        out.extend(cache::variables(ctx));
-    }
-    if s.is_on(Rule::CacheTimestamp) {
-        out.extend(cache::timestamps(ctx, &sent));
-    }
-    if s.is_on(Rule::UnusedTool) {
-        out.extend(tools::check(ctx));
-    }
-    if s.is_on(Rule::DuplicateText) {
-        out.extend(waste::check(&sent, s.duplicate_min_tokens));
-    }
-    out
-}
-
-/// For an undeclared-variable warning, the placeholder's range in its field.
-fn placeholder_span(d: &Diagnostic, raw: &Value) -> Option<Range<usize>> {
-    if d.rule != Rule::UndeclaredVariable {
-        return None;
-    }
-    let name = d.message.strip_prefix("placeholder {{")?.split("}}").next()?;
-    let steps = crate::locate::steps(&d.path, Some(raw))?;
-    let text = raw.pointer(&crate::locate::pointer(&steps))?.as_str()?;
-    crate::template::placeholders(text).into_iter().find(|p| p.name == name).map(|p| p.range)
-}
-
-/// The reports as JSON: `{"files": [{file, tokens?, findings: [...]}], "summary": {...}}`.
-pub fn json(reports: &[FileReport]) -> Value {
-    let (mut e, mut w, mut i) = (0, 0, 0);
-    for r in reports {
-        let (a, b, c) = r.counts();
-        e += a;
-        w += b;
-        i += c;
-    }
-    serde_json::json!({
-        "files": reports,
-        "summary": {"errors": e, "warnings": w, "infos": i},
-    })
+/// Counts per severity: (errors, warnings, infos).
+pub fn counts(findings: &[Finding]) -> (usize, usize, usize) {
+    let n = |s| findings.iter().filter(|f| f.diagnostic.severity == s).count();
+    (n(Severity::Error), n(Severity::Warning), n(Severity::Info))
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
     #[test]
@@ -488,5 +330,29 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn an_environment_holds_no_environments() {
+        let c: Config = serde_json::from_value(serde_json::json!({
+            "environments": {"prod": {"environments": {"x": {}}}}
+        }))
+        .unwrap();
+        assert!(c.settings(None).unwrap_err().contains("[environments.prod] cannot hold environments"));
+    }
+
+    #[test]
+    fn the_apps_saved_settings_read_and_write_back_as_they_were() {
+        // What the Checks tab has kept in preferences since it exists: the
+        // six keys, unset numbers left out.
+        for saved in [
+            r#"{"sensitive_words":[],"required_variables":[],"rules":{}}"#,
+            r#"{"max_tokens":900,"segment_share":0.25,"sensitive_words":["acme"],"required_variables":["x"],"duplicate_min_tokens":50,"rules":{"unused-tool":"off"}}"#,
+        ] {
+            let c: Config = serde_json::from_str(saved).unwrap();
+            assert_eq!(serde_json::to_string(&c).unwrap(), saved);
+        }
+        let c: Config = serde_json::from_str(r#"{"sensitive_words":["acme"],"max_tokens":900}"#).unwrap();
+        assert_eq!((c.max_tokens, c.sensitive_words.as_slice()), (Some(900), &["acme".to_string()][..]));
     }
 }
