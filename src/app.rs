@@ -7,7 +7,7 @@ use leptos_router::{path, Lazy};
 use crate::browser;
 use crate::budget::BudgetChoice;
 use crate::components::editor::edit_bar;
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use crate::components::loader::{
     drag_has_files, on_drop, ImportProgress, ImportedFrom, LoadErrors, Notices, OpenButton, PasteButton, PasteOpen,
 };
@@ -213,12 +213,12 @@ fn Header() -> impl IntoView {
     view! {
         <header class="top">
             <a href=href("/") class="brand">
-                <Ico name="braces"/>
+                <Ico icon=Icon::Braces/>
                 <span>"Prompt Envelope"</span>
             </a>
             <button type="button" class="btn demo-menu" aria-expanded=move || menu.get().to_string()
                 aria-controls="demo-nav" id="demo-menu-btn" data-testid="demo-menu" on:click=move |_| menu.update(|m| *m = !*m)>
-                <span class="demo-menu-label">{current}</span><Ico name="chevron-down"/>
+                <span class="demo-menu-label">{current}</span><Ico icon=Icon::ChevronDown/>
             </button>
             <nav class="demos" id="demo-nav" aria-label="Demos" class:open=move || menu.get()
                 on:click=move |_| menu.set(false)
@@ -249,7 +249,7 @@ fn Header() -> impl IntoView {
                 <button type="button" class="btn" data-testid="edit-toggle" aria-pressed=move || editing.on.get().to_string()
                     title="Edit mode: change variable values, texts, tool-call arguments and the model"
                     on:click=move |_| toggle_edit(editing, session)>
-                    <Ico name="pencil"/><span class="btn-label">{move || if editing.on.get() { " Editing" } else { " Edit" }}</span>
+                    <Ico icon=Icon::Pencil/><span class="btn-label">{move || if editing.on.get() { " Editing" } else { " Edit" }}</span>
                 </button>
                 <details class="privacy" data-testid="privacy">
                     <summary>"Privacy"</summary>
@@ -259,7 +259,7 @@ fn Header() -> impl IntoView {
                 <PasteButton/>
                 <button type="button" class="btn icon" title="Dark theme" aria-label="Dark theme"
                     aria-pressed=move || is_dark().to_string() data-testid="theme-toggle" on:click=toggle_theme>
-                    <Ico name="sun-moon"/>
+                    <Ico icon=Icon::SunMoon/>
                 </button>
             </div>
         </header>

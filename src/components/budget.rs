@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use envelope::budget::breakpoints::{breakpoints, BreakAt};
 use envelope::budget::{cache_curve, category_totals, mean_hit, truncate_report, turn_ends, TurnPoint};
 use envelope::export::to_pretty;
@@ -446,8 +446,8 @@ fn Inspect(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
                     {tab(View::Parts, "Parts")}
                 </div>
                 <div class="actions">
-                    <button type="button" class="btn small" data-testid="copy-truncated" on:click=copy><Ico name="copy"/>" Copy"</button>
-                    <button type="button" class="btn small" data-testid="download-truncated" on:click=download><Ico name="download"/>" Download"</button>
+                    <button type="button" class="btn small" data-testid="copy-truncated" on:click=copy><Ico icon=Icon::Copy/>" Copy"</button>
+                    <button type="button" class="btn small" data-testid="download-truncated" on:click=download><Ico icon=Icon::Download/>" Download"</button>
                 </div>
             </div>
             {move || status.get().map(|s| view! { <p class="status" role="status">{s}</p> })}

@@ -18,7 +18,7 @@ use send_wrapper::SendWrapper;
 use crate::browser;
 use crate::budget::{Budget, Counting};
 use crate::components::finder::{FilterMenu, FilterStatus, Outline, SearchBox};
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use crate::components::panel::SegmentAt;
 use crate::components::rich::{CurrentDoc, VarDescriptions};
 use crate::components::segments::SegmentView;
@@ -713,10 +713,10 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
                 <Outline doc=doc.clone()/>
                 <FilterMenu doc=doc.clone()/>
                 <button type="button" class="btn small" on:click=move |_| ctl.order(None, true)>
-                    <Ico name="chevrons-up-down"/>" Expand all"
+                    <Ico icon=Icon::ChevronsUpDown/>" Expand all"
                 </button>
                 <button type="button" class="btn small" on:click=move |_| ctl.order(None, false)>
-                    <Ico name="chevrons-down-up"/>" Collapse all"
+                    <Ico icon=Icon::ChevronsDownUp/>" Collapse all"
                 </button>
                 <crate::components::editor::ShareLink/>
             </div>
@@ -791,19 +791,19 @@ fn SessionBar(doc: Arc<Doc>) -> impl IntoView {
     };
     view! {
         <section class="session-bar" aria-label="Session variables">
-            <span class="session-label"><Ico name="variable"/>" Variables"</span>
+            <span class="session-label"><Ico icon=Icon::Variable/>" Variables"</span>
             <ul class="chips">{chips}{more}</ul>
         </section>
     }
     .into_any()
 }
 
-fn role_icon(role: Role) -> &'static str {
+fn role_icon(role: Role) -> Icon {
     match role {
-        Role::System => "cog",
-        Role::User => "user",
-        Role::Assistant => "bot",
-        Role::Tool => "hammer",
+        Role::System => Icon::Cog,
+        Role::User => Icon::User,
+        Role::Assistant => Icon::Bot,
+        Role::Tool => Icon::Hammer,
     }
 }
 
@@ -852,7 +852,7 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
             class:filtered=move || !filter.with(|f| f.shows_message(&doc_for_filter.envelope.messages[index]))
             aria-posinset={index + 1} aria-setsize=total on:click=move |_| nav.select(index)>
             <header class="msg-head">
-                <h2 class="role"><Ico name=icon/>" "{role}</h2>
+                <h2 class="role"><Ico icon=icon/>" "{role}</h2>
                 {provider_role.map(|r| view! {
                     <span class="badge msg-ext" title="The role as the provider spelled it">
                         <span class="visually-hidden">"provider role "</span>{r}

@@ -15,7 +15,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::browser;
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use crate::edit::{debounce, Editing};
 use crate::state::Session;
 
@@ -364,15 +364,15 @@ pub fn EditBar() -> impl IntoView {
             {model_field}
             <button type="button" class="btn small" data-testid="edit-undo" title="Undo (Ctrl+Z)"
                 disabled=move || !editing.can_undo.get() on:click=move |_| editing.undo()>
-                <Ico name="undo"/>" Undo"
+                <Ico icon=Icon::Undo/>" Undo"
             </button>
             <button type="button" class="btn small" data-testid="edit-redo" title="Redo (Ctrl+Shift+Z)"
                 disabled=move || !editing.can_redo.get() on:click=move |_| editing.redo()>
-                <Ico name="redo"/>" Redo"
+                <Ico icon=Icon::Redo/>" Redo"
             </button>
             <button type="button" class="btn small" data-testid="download-envelope" on:click=download
                 title="The document as edited, as an envelope file">
-                <Ico name="download"/>" Download envelope"
+                <Ico icon=Icon::Download/>" Download envelope"
             </button>
             <span class="muted small">"Edits change your copy (shown at “Your document”), never a demo."</span>
             {move || editing.error.get().map(|e| view! { <p class="edit-error" role="alert">{e}</p> })}
@@ -417,7 +417,7 @@ pub fn ShareLink() -> impl IntoView {
         <span class="share">
             <button type="button" class="btn small" data-testid="copy-link" on:click=copy
                 title="Copy a link that holds this whole document">
-                <Ico name="link"/>" Copy link"
+                <Ico icon=Icon::Link/>" Copy link"
             </button>
             <label class="redact-opt small" title="The link holds the document with every secret masked (its issuer's prefix and stars)">
                 <input type="checkbox" data-testid="share-redact"

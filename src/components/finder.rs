@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 use crate::browser;
 use crate::budget::{Budget, Counting};
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use crate::doc::Doc;
 use crate::find::{Filter, Search};
 use crate::format::count;
@@ -58,7 +58,7 @@ pub fn SearchBox() -> impl IntoView {
     let none = move || search.matches.with(|m| m.is_empty());
     view! {
         <div class="finder" role="search">
-            <Ico name="search"/>
+            <Ico icon=Icon::Search/>
             <input type="search" class="search-input" data-testid="search" id="search"
                 aria-label="Search the conversation (/ or Ctrl+K)" placeholder="Search ( / )" autocomplete="off"
                 spellcheck="false" aria-describedby="search-count"
@@ -68,11 +68,11 @@ pub fn SearchBox() -> impl IntoView {
             <span class="search-count muted" id="search-count" data-testid="search-count" aria-live="polite">{status}</span>
             <button type="button" class="btn small icon" aria-label="Previous match (Shift+Enter)" title="Previous match (Shift+Enter)"
                 data-testid="search-prev" disabled=none on:click=move |_| search.step(-1)>
-                <Ico name="chevron-up"/>
+                <Ico icon=Icon::ChevronUp/>
             </button>
             <button type="button" class="btn small icon" aria-label="Next match (Enter)" title="Next match (Enter)"
                 data-testid="search-next" disabled=none on:click=move |_| search.step(1)>
-                <Ico name="chevron-down"/>
+                <Ico icon=Icon::ChevronDown/>
             </button>
         </div>
     }
@@ -116,7 +116,7 @@ pub fn FilterMenu(doc: Arc<Doc>) -> impl IntoView {
     view! {
         <details class="menu filter-menu" data-testid="filter" name=MENUS>
             <summary class="btn small" class:on=move || filter.with(|f| f.is_active())>
-                <Ico name="list-filter"/>" Filter"
+                <Ico icon=Icon::ListFilter/>" Filter"
             </summary>
             <div class="menu-body">
                 <fieldset>
@@ -160,7 +160,7 @@ pub fn FilterStatus(doc: Arc<Doc>) -> impl IntoView {
             what.extend(f.kinds.iter().map(|k| k.to_string()));
             view! {
                 <p class="filter-status" role="status" data-testid="filter-status">
-                    <Ico name="list-filter"/>
+                    <Ico icon=Icon::ListFilter/>
                     {format!(" Filtered ({}): {shown} of {} shown ", what.join(", "), count(total, "message"))}
                     <button type="button" class="link" data-testid="filter-reset"
                         on:click=move |_| filter.set(Default::default())>"Show all"</button>
@@ -232,7 +232,7 @@ pub fn Outline(doc: Arc<Doc>) -> impl IntoView {
             let el: web_sys::HtmlDetailsElement = event_target(&ev);
             open.set(el.open());
         }>
-            <summary class="btn small"><Ico name="list"/>" Outline"</summary>
+            <summary class="btn small"><Ico icon=Icon::List/>" Outline"</summary>
             <nav class="menu-body" aria-label="Outline">{list}</nav>
         </details>
     }

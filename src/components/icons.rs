@@ -2,69 +2,103 @@
 //! `<symbol>` in a hidden sprite at the top of the page, and used by
 //! reference: a page with thousands of icons parses no SVG markup per icon.
 //!
+//! [`Icon`] is the list: one variant per icon, its sprite id (`i-NAME`) and
+//! its icondata constant written once in [`icons!`]. A view names an icon as
+//! `<Ico icon=Icon::Braces/>`, so a misspelt or missing icon does not
+//! compile, and the enum is crate-private with `#[deny(dead_code)]`, so an
+//! icon no view uses does not compile either (remove it and regenerate the
+//! sprite).
+//!
 //! The sprite is static markup in `index.html` (between `<!-- icons:begin -->`
 //! and `<!-- icons:end -->`), built from icondata's constants by
 //! [`sprite_markup`] and kept equal to it by a native test: the browser parses
 //! it while the app's WebAssembly downloads, and neither the markup nor the
 //! code that builds it is in the module (issue 11). No envelope string is ever
 //! in it. Run `PEP_WRITE_SPRITE=1 cargo test -p pep-app --lib icons` after
-//! changing [`ICONS`].
+//! adding or removing an icon.
 //! (Building it symbol by symbol with `leptos_icons::Symbol` cost about a
 //! third of the app's start-up: a template parse and clone per icon; then one
 //! `innerHTML` in `main()` cost ~4 ms.)
 
 use leptos::prelude::*;
 
-/// Every icon the app uses, by name.
-#[cfg(not(target_arch = "wasm32"))]
-pub const ICONS: &[(&str, icondata::Icon)] = &[
-    ("arrow-down", icondata::LuArrowDown),
-    ("arrow-up", icondata::LuArrowUp),
-    ("bot", icondata::LuBot),
-    ("braces", icondata::LuBraces),
-    ("brain", icondata::LuBrain),
-    ("chevron-down", icondata::LuChevronDown),
-    ("chevron-right", icondata::LuChevronRight),
-    ("chevron-up", icondata::LuChevronUp),
-    ("chevrons-down-up", icondata::LuChevronsDownUp),
-    ("chevrons-up-down", icondata::LuChevronsUpDown),
-    ("circle-check", icondata::LuCircleCheck),
-    ("circle-x", icondata::LuCircleX),
-    ("clipboard-paste", icondata::LuClipboardPaste),
-    ("cog", icondata::LuCog),
-    ("copy", icondata::LuCopy),
-    ("download", icondata::LuDownload),
-    ("file", icondata::LuFile),
-    ("file-archive", icondata::LuFileArchive),
-    ("file-audio", icondata::LuFileAudio),
-    ("file-code", icondata::LuFileCode),
-    ("file-image", icondata::LuFileImage),
-    ("file-spreadsheet", icondata::LuFileSpreadsheet),
-    ("file-text", icondata::LuFileText),
-    ("file-video", icondata::LuFileVideo),
-    ("folder-open", icondata::LuFolderOpen),
-    ("hammer", icondata::LuHammer),
-    ("image-off", icondata::LuImageOff),
-    ("info", icondata::LuInfo),
-    ("link", icondata::LuLink),
-    ("pencil", icondata::LuPencil),
-    ("redo", icondata::LuRedo2),
-    ("undo", icondata::LuUndo2),
-    ("keyboard", icondata::LuKeyboard),
-    ("list", icondata::LuList),
-    ("list-filter", icondata::LuListFilter),
-    ("message-square", icondata::LuMessageSquare),
-    ("music", icondata::LuMusic),
-    ("search", icondata::LuSearch),
-    ("sparkles", icondata::LuSparkles),
-    ("sun-moon", icondata::LuSunMoon),
-    ("terminal", icondata::LuTerminal),
-    ("triangle-alert", icondata::LuTriangleAlert),
-    ("user", icondata::LuUser),
-    ("variable", icondata::LuVariable),
-    ("video", icondata::LuVideo),
-    ("wrench", icondata::LuWrench),
-];
+/// Defines [`Icon`], its ids and (native only: the sprite is built by a
+/// test, never in the module) [`SPRITE`], in the sprite's order. `SPRITE`
+/// names the icondata constants without making an `Icon`, so the dead-code
+/// lint sees only the views' uses.
+macro_rules! icons {
+    ($($variant:ident = $name:literal => $data:ident,)*) => {
+        /// Every icon the app uses.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[deny(dead_code)]
+        pub(crate) enum Icon {
+            $($variant,)*
+        }
+
+        impl Icon {
+            /// The `<use>` reference to its symbol: `#i-NAME`.
+            pub(crate) const fn href(self) -> &'static str {
+                match self {
+                    $(Icon::$variant => concat!("#i-", $name),)*
+                }
+            }
+        }
+
+        /// The sprite's icons: (id without `i-`, variant's name, icondata's icon).
+        #[cfg(not(target_arch = "wasm32"))]
+        const SPRITE: &[(&str, &str, icondata::Icon)] = &[
+            $(($name, stringify!($variant), icondata::$data),)*
+        ];
+    };
+}
+
+icons! {
+    ArrowDown = "arrow-down" => LuArrowDown,
+    ArrowUp = "arrow-up" => LuArrowUp,
+    Bot = "bot" => LuBot,
+    Braces = "braces" => LuBraces,
+    Brain = "brain" => LuBrain,
+    ChevronDown = "chevron-down" => LuChevronDown,
+    ChevronRight = "chevron-right" => LuChevronRight,
+    ChevronUp = "chevron-up" => LuChevronUp,
+    ChevronsDownUp = "chevrons-down-up" => LuChevronsDownUp,
+    ChevronsUpDown = "chevrons-up-down" => LuChevronsUpDown,
+    CircleCheck = "circle-check" => LuCircleCheck,
+    CircleX = "circle-x" => LuCircleX,
+    ClipboardPaste = "clipboard-paste" => LuClipboardPaste,
+    Cog = "cog" => LuCog,
+    Copy = "copy" => LuCopy,
+    Download = "download" => LuDownload,
+    File = "file" => LuFile,
+    FileArchive = "file-archive" => LuFileArchive,
+    FileAudio = "file-audio" => LuFileAudio,
+    FileCode = "file-code" => LuFileCode,
+    FileImage = "file-image" => LuFileImage,
+    FileSpreadsheet = "file-spreadsheet" => LuFileSpreadsheet,
+    FileText = "file-text" => LuFileText,
+    FileVideo = "file-video" => LuFileVideo,
+    FolderOpen = "folder-open" => LuFolderOpen,
+    Hammer = "hammer" => LuHammer,
+    ImageOff = "image-off" => LuImageOff,
+    Info = "info" => LuInfo,
+    Link = "link" => LuLink,
+    Pencil = "pencil" => LuPencil,
+    Redo = "redo" => LuRedo2,
+    Undo = "undo" => LuUndo2,
+    List = "list" => LuList,
+    ListFilter = "list-filter" => LuListFilter,
+    MessageSquare = "message-square" => LuMessageSquare,
+    Music = "music" => LuMusic,
+    Search = "search" => LuSearch,
+    Sparkles = "sparkles" => LuSparkles,
+    SunMoon = "sun-moon" => LuSunMoon,
+    Terminal = "terminal" => LuTerminal,
+    TriangleAlert = "triangle-alert" => LuTriangleAlert,
+    User = "user" => LuUser,
+    Variable = "variable" => LuVariable,
+    Video = "video" => LuVideo,
+    Wrench = "wrench" => LuWrench,
+}
 
 /// The attributes of an icon's `<symbol>` (absent ones `None`).
 #[cfg(not(target_arch = "wasm32"))]
@@ -87,7 +121,7 @@ fn symbol_attributes(icon: icondata::Icon) -> [(&'static str, Option<&'static st
 pub fn sprite_markup() -> String {
     let mut out = String::with_capacity(16 * 1024);
     out.push_str(r#"<svg xmlns="http://www.w3.org/2000/svg" style="display:none">"#);
-    for &(name, icon) in ICONS {
+    for &(name, _, icon) in SPRITE {
         out.push_str(r#"<symbol id="i-"#);
         out.push_str(name);
         out.push('"');
@@ -109,36 +143,37 @@ pub fn sprite_markup() -> String {
 }
 
 /// An icon from the sprite (in `index.html`), 1em square unless `size` says otherwise.
+#[allow(private_interfaces)]
 #[component]
-pub fn Ico(
-    /// Its name in [`ICONS`].
-    name: &'static str,
+pub(crate) fn Ico(
+    /// Which icon.
+    icon: Icon,
     /// CSS size, e.g. `"2em"`.
     #[prop(default = "1em")]
     size: &'static str,
 ) -> impl IntoView {
     view! {
         <svg class="ico" width=size height=size aria-hidden="true" focusable="false">
-            <use_ href=format!("#i-{name}")></use_>
+            <use_ href=icon.href()></use_>
         </svg>
     }
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
-    use super::ICONS;
+    use super::SPRITE;
 
     #[test]
     fn sprite_attributes_are_plain_constants() {
         // The markup is built by concatenation: no value may need escaping.
-        for &(name, icon) in ICONS {
+        for &(name, _, icon) in SPRITE {
             assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "{name}");
             for v in super::symbol_attributes(icon).into_iter().filter_map(|(_, v)| v) {
                 assert!(!v.contains(['"', '<', '>', '&']), "{name}: {v}");
             }
         }
         let m = super::sprite_markup();
-        assert_eq!(m.matches("<symbol ").count(), ICONS.len());
+        assert_eq!(m.matches("<symbol ").count(), SPRITE.len());
         assert!(m.contains(r#"<symbol id="i-bot" viewBox="0 0 24 24""#), "{}", &m[..200]);
     }
 
@@ -159,42 +194,28 @@ mod tests {
                 let out = format!("{}{want}{}", &html[..b + BEGIN.len()], &html[e..]);
                 std::fs::write(&path, out).unwrap();
             } else {
-                panic!("index.html's icon sprite differs from icons::ICONS: run `PEP_WRITE_SPRITE=1 cargo test -p pep-app --lib icons`");
+                panic!("index.html's icon sprite differs from icons::Icon: run `PEP_WRITE_SPRITE=1 cargo test -p pep-app --lib icons`");
             }
         }
     }
 
-    /// Every `<Ico name="…"/>` in the app names an icon of the sprite.
+    /// Each id is its variant's name in kebab case (`ChevronsDownUp` →
+    /// `chevrons-down-up`), so ids are unique as the variants are.
     #[test]
-    fn used_names_are_in_the_sprite() {
-        fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
-            for e in std::fs::read_dir(dir).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    walk(&p, out);
-                } else if p.extension().is_some_and(|x| x == "rs") && !p.ends_with("icons.rs") {
-                    out.push(std::fs::read_to_string(p).unwrap());
+    fn ids_are_the_variants_in_kebab_case() {
+        for &(name, variant, _) in SPRITE {
+            let mut kebab = String::new();
+            for c in variant.chars() {
+                if c.is_ascii_uppercase() && !kebab.is_empty() {
+                    kebab.push('-');
                 }
+                kebab.push(c.to_ascii_lowercase());
             }
+            assert_eq!(name, kebab, "Icon::{variant}");
         }
-        let mut files = Vec::new();
-        walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
-        let mut used = 0;
-        for text in &files {
-            for part in text.split("<Ico name=\"").skip(1) {
-                let name = &part[..part.find('"').unwrap()];
-                assert!(ICONS.iter().any(|i| i.0 == name), "<Ico name=\"{name}\"> is not in icons::ICONS");
-                used += 1;
-            }
-        }
-        assert!(used > 20, "found only {used} uses of <Ico name=…>");
-    }
-
-    #[test]
-    fn names_are_unique() {
-        let mut names: Vec<&str> = ICONS.iter().map(|i| i.0).collect();
+        let mut names: Vec<&str> = SPRITE.iter().map(|i| i.0).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), ICONS.len());
+        assert_eq!(names.len(), SPRITE.len());
     }
 }

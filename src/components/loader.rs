@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use crate::components::reports::{shown, Report};
 use crate::router::{use_navigate, NavigateOptions};
 use leptos::prelude::*;
@@ -44,7 +44,7 @@ pub fn OpenButton() -> impl IntoView {
     };
     view! {
         <label class="btn" title=format!("Open a JSON file: {OPENS}")>
-            <Ico name="folder-open"/><span class="btn-label">" Open…"</span>
+            <Ico icon=Icon::FolderOpen/><span class="btn-label">" Open…"</span>
             <input type="file" accept=".json,application/json" class="visually-hidden" data-testid="open-file"
                 on:change=on_change/>
         </label>
@@ -107,7 +107,7 @@ pub fn PasteButton() -> impl IntoView {
     view! {
         <button type="button" class="btn" node_ref=opener aria-haspopup="dialog" data-testid="paste-open"
             on:click=move |_| open.set(true)>
-            <Ico name="clipboard-paste"/><span class="btn-label">" Paste…"</span>
+            <Ico icon=Icon::ClipboardPaste/><span class="btn-label">" Paste…"</span>
         </button>
         <dialog class="paste-dialog" node_ref=dialog aria-labelledby="paste-title" data-testid="paste-dialog"
             on:close=on_close

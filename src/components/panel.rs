@@ -4,7 +4,7 @@
 //! state lives in the conversation's [`Expansion`] store, keyed by position,
 //! so a panel the window unmounts comes back as the user left it.
 
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use envelope::calls::At;
 use leptos::prelude::*;
 
@@ -70,8 +70,9 @@ impl Toggle {
 }
 
 /// A panel with a heading button and a body rendered only while open.
+#[allow(private_interfaces)]
 #[component]
-pub fn Collapsible(
+pub(crate) fn Collapsible(
     /// Open at first render (the document's `!collapsed`).
     open: bool,
     /// The heading.
@@ -84,7 +85,7 @@ pub fn Collapsible(
     #[prop(default = None)]
     subtitle: Option<String>,
     /// Icon before the heading.
-    icon: &'static str,
+    icon: Icon,
     /// Colour mark: `grey`, `purple`, `green`, `orange`, `blue`.
     tone: &'static str,
     /// The body.
@@ -95,8 +96,8 @@ pub fn Collapsible(
     view! {
         <div class=format!("panel tone-{tone}") class:open=move || is_open.get()>
             <button type="button" class="panel-head" aria-expanded=toggle.aria() on:click=move |_| toggle.flip()>
-                <span class="chev" aria-hidden="true"><Ico name="chevron-right"/></span>
-                <span class="panel-icon" aria-hidden="true"><Ico name=icon/></span>
+                <span class="chev" aria-hidden="true"><Ico icon=Icon::ChevronRight/></span>
+                <span class="panel-icon" aria-hidden="true"><Ico icon=icon/></span>
                 <span class="panel-titles">
                     <span class="panel-title">{title}</span>
                     {subtitle.map(|s| view! { <span class="panel-sub">{s}</span> })}

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use envelope::export::Target;
 use envelope::Notice;
 use leptos::prelude::*;
@@ -362,15 +362,15 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
                             <span class="export-count" role="status" data-testid="export-notices-count">
                                 {move || match not_carried() {
                                     0 => None,
-                                    n => Some(view! { <Ico name="info"/>" "{not_carried_text(n)} }),
+                                    n => Some(view! { <Ico icon=Icon::Info/>" "{not_carried_text(n)} }),
                                 }}
                             </span>
                         </Show>
                         <button type="button" class="btn" data-testid="copy-json" on:click=copy disabled=unavailable>
-                            <Ico name="copy"/>" Copy"
+                            <Ico icon=Icon::Copy/>" Copy"
                         </button>
                         <button type="button" class="btn" data-testid="download-json" on:click=download disabled=unavailable>
-                            <Ico name="download"/>" Download"
+                            <Ico icon=Icon::Download/>" Download"
                         </button>
                         <label class="redact-opt" title="Copy and Download give the text with every secret masked (its issuer's prefix and stars)">
                             <input type="checkbox" data-testid="redact-secrets"
@@ -469,7 +469,7 @@ fn ExportNotices(target: Target, notices: Arc<[Notice]>) -> impl IntoView {
         });
         view! {
             <section class="export-notices" data-testid="export-notices" aria-labelledby="export-notices-title">
-                <h3 id="export-notices-title"><Ico name="info"/>" "{heading}</h3>
+                <h3 id="export-notices-title"><Ico icon=Icon::Info/>" "{heading}</h3>
                 <ul class="diag-list" data-testid="export-notices-list" tabindex="0" aria-labelledby="export-notices-title">
                     {items}
                 </ul>

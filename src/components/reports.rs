@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use crate::format::count;
 use crate::nav::{Navigator, Target};
 use crate::router::use_navigate;
@@ -115,7 +115,7 @@ fn LoadErrorsBody() -> impl IntoView {
             view! {
                 <section class="notice error" data-testid="load-errors" role="alert">
                     <header>
-                        <Ico name="triangle-alert"/>
+                        <Ico icon=Icon::TriangleAlert/>
                         <strong>{headline}</strong>
                         <button type="button" class="link" on:click=move |_| session.load_failure.set(None)>"Dismiss"</button>
                     </header>
@@ -141,7 +141,7 @@ fn ImportedFromBody() -> impl IntoView {
         Some(view! {
             <section class="notice info imported" data-testid="imported-from" data-format=origin.format>
                 <header>
-                    <Ico name="file-code"/>
+                    <Ico icon=Icon::FileCode/>
                     <span>" Imported from "<strong>{origin.label}</strong>
                         {(n == 0).then_some(" — everything in it has a place in the envelope.")}</span>
                 </header>
@@ -184,7 +184,7 @@ pub fn Notes(
     view! {
         <button type="button" class="link notes-toggle" data-testid=toggle_testid
             aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>
-            <Ico name="info"/>" "{summary}
+            <Ico icon=Icon::Info/>" "{summary}
         </button>
         <Show when=move || open.get()>
             <PathList items=items.get_value() whole testid=list_testid/>
@@ -258,7 +258,7 @@ fn WarningsBody() -> impl IntoView {
         Some(view! {
             <section class="notice warn" data-testid="warnings" aria-labelledby="warnings-title">
                 <header>
-                    <Ico name="info"/>
+                    <Ico icon=Icon::Info/>
                     <h2 id="warnings-title" class="notice-title">{format!("{} — the document loads, but:", count(n, "warning"))}</h2>
                     <button type="button" class="link" on:click=move |_| session.warnings_dismissed.set(true)>"Dismiss"</button>
                 </header>

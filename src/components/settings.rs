@@ -10,7 +10,7 @@ use envelope::export::to_pretty;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use crate::doc::Doc;
 use crate::format::count;
 
@@ -85,7 +85,7 @@ pub fn RequestSettings(doc: Arc<Doc>) -> impl IntoView {
     };
     view! {
         <section class="settings-strip" aria-label="Request settings" data-testid="request-settings">
-            <span class="session-label"><Ico name="cog"/>" Request settings"</span>
+            <span class="session-label"><Ico icon=Icon::Cog/>" Request settings"</span>
             <ul class="chips">{chips}</ul>
             {full}
         </section>

@@ -11,7 +11,7 @@ use crate::browser;
 use crate::budget::Budget;
 use crate::components::checks::Checks;
 use crate::components::conversation::Conversation;
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use crate::components::loader::Warnings;
 use crate::components::protocol_panel::{self, PanelDoc};
 use crate::components::shortcuts::Shortcuts;
@@ -112,11 +112,11 @@ pub fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
         <nav class="pane-switch" aria-label="Panes" data-testid="pane-switch">
             <button type="button" aria-pressed=move || (!protocol.get()).to_string() data-testid="show-conversation"
                 on:click=move |_| protocol.set(false)>
-                <Ico name="message-square"/>" Conversation"
+                <Ico icon=Icon::MessageSquare/>" Conversation"
             </button>
             <button type="button" aria-pressed=move || protocol.get().to_string() data-testid="show-protocol"
                 on:click=move |_| protocol.set(true)>
-                <Ico name="braces"/>" Protocol"
+                <Ico icon=Icon::Braces/>" Protocol"
             </button>
         </nav>
     }

@@ -1,4 +1,4 @@
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use envelope::Document;
 use leptos::prelude::*;
 
@@ -21,24 +21,24 @@ pub fn human_size(bytes: u64) -> String {
 }
 
 /// The icon of a file by its MIME type.
-fn file_icon(mime: &str) -> &'static str {
+fn file_icon(mime: &str) -> Icon {
     let m = mime.to_ascii_lowercase();
     if m.starts_with("image/") {
-        "file-image"
+        Icon::FileImage
     } else if m.starts_with("audio/") {
-        "file-audio"
+        Icon::FileAudio
     } else if m.starts_with("video/") {
-        "file-video"
+        Icon::FileVideo
     } else if m.contains("spreadsheet") || m.contains("csv") || m.contains("excel") {
-        "file-spreadsheet"
+        Icon::FileSpreadsheet
     } else if m.contains("zip") || m.contains("tar") || m.contains("compressed") {
-        "file-archive"
+        Icon::FileArchive
     } else if m.contains("json") || m.contains("javascript") || m.contains("xml") || m.contains("x-") {
-        "file-code"
+        Icon::FileCode
     } else if m.starts_with("text/") || m.contains("pdf") || m.contains("word") || m.contains("document") {
-        "file-text"
+        Icon::FileText
     } else {
-        "file"
+        Icon::File
     }
 }
 
@@ -54,7 +54,7 @@ pub fn DocumentSegment(segment: Document) -> impl IntoView {
     view! {
         <div class="seg seg-doc" data-kind="document">
             <div class="doc-card">
-                <span class="doc-icon" aria-hidden="true"><Ico name=file_icon(&segment.mime_type) size="2em"/></span>
+                <span class="doc-icon" aria-hidden="true"><Ico icon=file_icon(&segment.mime_type) size="2em"/></span>
                 <div class="doc-meta">
                     <div class="doc-name">{segment.file_name.clone()}</div>
                     <div class="doc-sub">

@@ -1,4 +1,4 @@
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use envelope::validate::media_url_ok;
 use envelope::{Media, MediaType};
 use leptos::prelude::*;
@@ -38,9 +38,9 @@ pub fn MediaView(
 ) -> impl IntoView {
     let failed = RwSignal::new(false);
     let icon = match media_type {
-        MediaType::Image => "image-off",
-        MediaType::Audio => "music",
-        MediaType::Video => "video",
+        MediaType::Image => Icon::ImageOff,
+        MediaType::Audio => Icon::Music,
+        MediaType::Video => Icon::Video,
     };
     let allowed = src_allowed(media_type, &url);
     // Remote media waits for the user's consent (state::RemoteConsent):
@@ -52,7 +52,7 @@ pub fn MediaView(
         move || {
             view! {
                 <div class="media-card">
-                    <Ico name=icon size="1.6em"/>
+                    <Ico icon=icon size="1.6em"/>
                     <div>
                         <div class="media-type">{media_type.as_str()}</div>
                         <div class="media-url">{url.clone()}</div>
@@ -66,7 +66,7 @@ pub fn MediaView(
     let held = move || {
         view! {
             <div class="media-card media-held" data-testid="media-held">
-                <Ico name=icon size="1.6em"/>
+                <Ico icon=icon size="1.6em"/>
                 <div>
                     <div class="media-type">{format!("Remote {} not loaded", media_type.as_str())}</div>
                     <div class="media-url">{envelope::remote::host(&held_url)}</div>

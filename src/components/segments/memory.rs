@@ -1,6 +1,7 @@
 use envelope::Memory;
 use leptos::prelude::*;
 
+use crate::components::icons::Icon;
 use crate::components::panel::Collapsible;
 use crate::components::rich::VarText;
 use crate::format::count;
@@ -14,7 +15,7 @@ pub fn MemorySegment(segment: Memory) -> impl IntoView {
     let items = segment.items;
     view! {
         <div class="seg seg-memory" data-kind="memory">
-            <Collapsible open=!segment.collapsed title="Memory" subtitle badge icon="brain" tone="purple">
+            <Collapsible open=!segment.collapsed title="Memory" subtitle badge icon=Icon::Brain tone="purple">
                 <dl class="memory-list">
                     {items
                         .iter()

@@ -1,4 +1,4 @@
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use envelope::ProviderBlock;
 use leptos::prelude::*;
 use serde_json::Value;
@@ -38,11 +38,11 @@ impl BlockRole {
         }
     }
 
-    fn icon(self) -> &'static str {
+    fn icon(self) -> Icon {
         match self {
-            BlockRole::Call => "wrench",
-            BlockRole::Result => "list",
-            BlockRole::Other => "braces",
+            BlockRole::Call => Icon::Wrench,
+            BlockRole::Result => Icon::List,
+            BlockRole::Other => Icon::Braces,
         }
     }
 }
@@ -74,8 +74,8 @@ pub fn ProviderBlockSegment(segment: ProviderBlock) -> impl IntoView {
         <div class=format!("seg seg-provider {}", role.class()) data-kind="provider_block" data-format=format.as_str()>
             <div class="panel" class:open=move || open.get()>
                 <button type="button" class="panel-head" aria-expanded=toggle.aria() on:click=move |_| toggle.flip()>
-                    <span class="chev" aria-hidden="true"><Ico name="chevron-right"/></span>
-                    <span class="panel-icon" aria-hidden="true"><Ico name=role.icon()/></span>
+                    <span class="chev" aria-hidden="true"><Ico icon=Icon::ChevronRight/></span>
+                    <span class="panel-icon" aria-hidden="true"><Ico icon=role.icon()/></span>
                     <span class="panel-titles">
                         <span class="panel-title pb-type">{title}</span>
                         {tool.map(|t| view! { <span class="panel-sub pb-tool">{t}</span> })}

@@ -1,4 +1,4 @@
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use crate::format::count;
 use envelope::Reasoning;
 use leptos::prelude::*;
@@ -25,8 +25,8 @@ pub fn ReasoningSegment(segment: Reasoning) -> impl IntoView {
         <div class="seg seg-reasoning" data-kind="reasoning">
             <div class="panel tone-purple" class:open=move || open.get()>
                 <button type="button" class="panel-head" aria-expanded=toggle.aria() on:click=move |_| toggle.flip()>
-                    <span class="chev" aria-hidden="true"><Ico name="chevron-right"/></span>
-                    <span class="panel-icon" aria-hidden="true"><Ico name="brain"/></span>
+                    <span class="chev" aria-hidden="true"><Ico icon=Icon::ChevronRight/></span>
+                    <span class="panel-icon" aria-hidden="true"><Ico icon=Icon::Brain/></span>
                     <span class="panel-titles"><span class="panel-title">{title}</span></span>
                     {(chars > 0).then(|| view! { <span class="badge">{count(chars, "char")}</span> })}
                     {signed.map(|b| view! { <span class="badge" data-testid="reasoning-signed" title="Signature (not shown)">{b}</span> })}

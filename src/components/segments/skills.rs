@@ -1,6 +1,7 @@
 use envelope::{SkillItem, Skills};
 use leptos::prelude::*;
 
+use crate::components::icons::Icon;
 use crate::components::panel::{Collapsible, Toggle};
 use crate::components::rich::{Markdown, VarText};
 use crate::format::count;
@@ -15,7 +16,7 @@ pub fn SkillsSegment(segment: Skills) -> impl IntoView {
     let items = segment.items;
     view! {
         <div class="seg seg-skills" data-kind="skills">
-            <Collapsible open=!segment.collapsed title="Skills" subtitle badge icon="sparkles" tone="green">
+            <Collapsible open=!segment.collapsed title="Skills" subtitle badge icon=Icon::Sparkles tone="green">
                 <ul class="skill-list">
                     {items.iter().enumerate().map(|(i, s)| view! { <SkillRow skill=s.clone() index=i/> }).collect::<Vec<_>>()}
                 </ul>

@@ -1,4 +1,4 @@
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use envelope::StaticVar;
 use leptos::prelude::*;
 
@@ -11,7 +11,7 @@ pub fn StaticVarSegment(segment: StaticVar) -> impl IntoView {
     let title = segment.description.clone().unwrap_or_else(|| "Template variable".into());
     view! {
         <div class="seg seg-var" data-kind="static_var" title=title>
-            <Ico name="variable"/>
+            <Ico icon=Icon::Variable/>
             <span class="var-def">
                 "defines "<code>{format!("{{{{{}}}}}", segment.name)}</code>" = "
                 <span class="var-value">{move || masked_text(&segment.value)}</span>

@@ -1,6 +1,7 @@
 use envelope::SystemPrompt;
 use leptos::prelude::*;
 
+use crate::components::icons::Icon;
 use crate::components::panel::Collapsible;
 use crate::components::rich::Markdown;
 use crate::format::count;
@@ -16,7 +17,7 @@ pub fn SystemPromptSegment(segment: SystemPrompt) -> impl IntoView {
     let content = segment.content;
     view! {
         <div class="seg seg-system" data-kind="system_prompt">
-            <Collapsible open title="System prompt" badge icon="cog" tone="grey">
+            <Collapsible open title="System prompt" badge icon=Icon::Cog tone="grey">
                 <Markdown source=content.clone()/>
             </Collapsible>
         </div>

@@ -1,4 +1,4 @@
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use crate::format::count;
 use envelope::calls::At;
 use envelope::ToolCallRequest;
@@ -29,7 +29,7 @@ pub fn ToolCallRequestSegment(segment: ToolCallRequest, at: At) -> impl IntoView
     view! {
         <div class="seg seg-call" data-kind="tool_call_request">
             <button type="button" class="call-head" aria-expanded=toggle.aria() on:click=move |_| toggle.flip()>
-                <Ico name="terminal"/>
+                <Ico icon=Icon::Terminal/>
                 <span class="call-tool">{segment.tool_name.clone()}</span>
                 <span class="call-id" title="Call id in the export">{id}</span>
                 <span class="badge">{count(n, "argument")}</span>
@@ -50,7 +50,7 @@ pub fn ToolCallRequestSegment(segment: ToolCallRequest, at: At) -> impl IntoView
                                     nav.reveal(r, true);
                                 });
                             }>
-                            <Ico name="arrow-down"/>{format!(" Result in {mid}")}
+                            <Ico icon=Icon::ArrowDown/>{format!(" Result in {mid}")}
                         </button>
                     }).collect::<Vec<_>>()}
                 </div>

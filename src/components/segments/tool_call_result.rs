@@ -1,4 +1,4 @@
-use crate::components::icons::Ico;
+use crate::components::icons::{Ico, Icon};
 use crate::format::count;
 use envelope::calls::At;
 use envelope::{MediaType, ToolCallResult};
@@ -32,9 +32,9 @@ pub fn ToolCallResultSegment(segment: ToolCallResult, at: At) -> impl IntoView {
         <div class="seg seg-result" class:ok=ok class:fail=!ok data-kind="tool_call_result">
             <button type="button" class="result-head" aria-expanded=toggle.aria() on:click=move |_| toggle.flip()>
                 {if ok {
-                    view! { <Ico name="circle-check"/> }.into_any()
+                    view! { <Ico icon=Icon::CircleCheck/> }.into_any()
                 } else {
-                    view! { <Ico name="circle-x"/> }.into_any()
+                    view! { <Ico icon=Icon::CircleX/> }.into_any()
                 }}
                 <span class="result-status">{if ok { "Success" } else { "Failed" }}</span>
                 <span class="result-tool">{segment.tool_name.clone()}</span>
@@ -62,7 +62,7 @@ pub fn ToolCallResultSegment(segment: ToolCallResult, at: At) -> impl IntoView {
                                     nav.reveal(q, true);
                                 });
                             }>
-                        <Ico name="arrow-up"/>{format!(" Call {id} in {mid}")}
+                        <Ico icon=Icon::ArrowUp/>{format!(" Call {id} in {mid}")}
                     </button>
                 </div>
             })}
@@ -148,7 +148,7 @@ impl ResultBlock {
             .into_any(),
             ResultBlock::Card { kind, title, detail } => view! {
                 <div class="result-block result-card" data-testid="result-block">
-                    <Ico name="file"/>
+                    <Ico icon=Icon::File/>
                     <span class="result-card-kind">{short(kind)}</span>
                     {title.as_deref().map(|t| view! { <span class="result-card-title">{short(t)}</span> })}
                     {detail.as_deref().map(|d| view! { <span class="muted">{short(d)}</span> })}

@@ -1,6 +1,7 @@
 use envelope::{ToolItem, ToolOverview};
 use leptos::prelude::*;
 
+use crate::components::icons::Icon;
 use crate::components::panel::{Collapsible, Toggle};
 use crate::components::rich::{JsonBlock, VarText};
 use crate::format::count;
@@ -14,7 +15,7 @@ pub fn ToolOverviewSegment(segment: ToolOverview) -> impl IntoView {
     let items = segment.items;
     view! {
         <div class="seg seg-tools" data-kind="tool_overview">
-            <Collapsible open=!segment.collapsed title="Tools" badge icon="wrench" tone="orange">
+            <Collapsible open=!segment.collapsed title="Tools" badge icon=Icon::Wrench tone="orange">
                 <ul class="tool-list">
                     {items.iter().enumerate().map(|(i, t)| view! { <ToolRow tool=t.clone() index=i/> }).collect::<Vec<_>>()}
                 </ul>
