@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, Lazy};
 
-use crate::browser;
+use crate::browser::{self, Theme};
 use crate::budget::BudgetChoice;
 use crate::components::editor::edit_bar;
 use crate::components::icons::{Ico, Icon};
@@ -192,15 +192,11 @@ fn Header() -> impl IntoView {
     let session = Session::expect();
     let route = use_route();
     let editing = Editing::expect();
-    let is_dark = move || match prefs.theme.get().as_deref() {
-        Some("dark") => true,
-        Some(_) => false,
+    let is_dark = move || match prefs.theme.get() {
+        Some(theme) => theme == Theme::Dark,
         None => browser::prefers_dark(),
     };
-    let toggle_theme = move |_| {
-        let dark = is_dark();
-        prefs.theme.set(Some(if dark { "light" } else { "dark" }.to_string()));
-    };
+    let toggle_theme = move |_| prefs.theme.set(Some(if is_dark() { Theme::Light } else { Theme::Dark }));
     // On a phone the demo links fold into a menu (CSS shows the button there only).
     let menu = RwSignal::new(false);
     let current = move || match route.get() {

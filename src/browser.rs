@@ -3,7 +3,7 @@
 //! a sentence a user can read; nothing here panics on a missing API.
 
 use js_sys::Reflect;
-use serde::{de::DeserializeOwned, Serialize};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -168,13 +168,33 @@ fn local_storage() -> Result<web_sys::Storage, String> {
     }
 }
 
+/// A colour theme the user chose (`Option<Theme>`: `None` follows the
+/// system). Stored as `"light"` / `"dark"` (`state::PrefsData::theme`), the
+/// value of the root element's `data-theme` too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Theme {
+    Light,
+    Dark,
+}
+
+impl Theme {
+    /// Its `data-theme` value (and stored form).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+}
+
 /// Sets `data-theme` on the root element (`None`: follow the system).
-pub fn apply_theme(theme: Option<&str>) {
+pub fn apply_theme(theme: Option<Theme>) {
     let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) else {
         return;
     };
     match theme {
-        Some(t) => root.set_attribute("data-theme", t).ok(),
+        Some(t) => root.set_attribute("data-theme", t.as_str()).ok(),
         None => root.remove_attribute("data-theme").ok(),
     };
 }

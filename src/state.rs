@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use crate::format::megabytes;
 use serde::{Deserialize, Serialize};
 
-use crate::browser;
+use crate::browser::{self, Theme};
 use crate::doc::{Doc, Origin, Reading, Source};
 use crate::worker;
 
@@ -590,8 +590,11 @@ pub enum Tab {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PrefsData {
-    /// `"light"`, `"dark"`, or `None` to follow the system.
-    pub theme: Option<String>,
+    /// The colour theme, `None` to follow the system. Stored as `"light"`,
+    /// `"dark"` or `null`; anything else reads as `None` (not as unreadable
+    /// preferences).
+    #[serde(deserialize_with = "theme_or_none")]
+    pub theme: Option<Theme>,
     /// Width of the conversation pane, percent of the window.
     pub split: f64,
     pub tab: Tab,
@@ -620,10 +623,17 @@ impl Default for PrefsData {
     }
 }
 
+/// A stored theme: `"light"`, `"dark"`, or anything else (`null`, a value a
+/// newer version wrote) as `None`, following the system.
+fn theme_or_none<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Theme>, D::Error> {
+    let value = serde_json::Value::deserialize(d)?;
+    Ok(Theme::deserialize(value).ok())
+}
+
 /// Preferences as signals; every change is written back.
 #[derive(Clone, Copy)]
 pub struct Prefs {
-    pub theme: RwSignal<Option<String>>,
+    pub theme: RwSignal<Option<Theme>>,
     pub split: RwSignal<f64>,
     pub tab: RwSignal<Tab>,
     /// The format the export tab shows, copies and downloads.
@@ -658,7 +668,7 @@ impl Prefs {
         let failing = StoredValue::new(false);
         Effect::new(move |_| {
             let theme = prefs.theme.get();
-            browser::apply_theme(theme.as_deref());
+            browser::apply_theme(theme);
             let data = PrefsData {
                 theme,
                 split: prefs.split.get(),
@@ -824,6 +834,32 @@ impl Default for Expansion {
 mod tests {
     use super::*;
 
+    /// The theme was stored as a string (`"light"`, `"dark"`, `null` or
+    /// absent: follow the system); it reads as the enum and is written the
+    /// same way. A value this version does not know follows the system
+    /// instead of making every preference unreadable.
+    #[test]
+    fn the_theme_reads_and_writes_its_stored_strings() {
+        for (stored, theme) in [
+            (r#"{"theme":"dark","split":58.0}"#, Some(Theme::Dark)),
+            (r#"{"theme":"light"}"#, Some(Theme::Light)),
+            (r#"{"theme":null}"#, None),
+            (r#"{"split":40.0}"#, None),
+            (r#"{"theme":"sepia","tab":"raw"}"#, None),
+            (r#"{"theme":7}"#, None),
+        ] {
+            let read: PrefsData = serde_json::from_str(stored).unwrap_or_else(|e| panic!("{stored}: {e}"));
+            assert_eq!(read.theme, theme, "{stored}");
+        }
+        let unknown: PrefsData = serde_json::from_str(r#"{"theme":"sepia","tab":"raw"}"#).unwrap();
+        assert_eq!(unknown.tab, Tab::Raw, "the other preferences still read");
+        for (theme, json) in [(Some(Theme::Dark), r#""dark""#), (Some(Theme::Light), r#""light""#), (None, "null")] {
+            let written = serde_json::to_value(PrefsData { theme, ..PrefsData::default() }).unwrap();
+            assert_eq!(written["theme"].to_string(), json);
+            assert_eq!(serde_json::from_value::<PrefsData>(written).unwrap().theme, theme);
+        }
+    }
+
     #[test]
     fn preferences_saved_before_the_export_picker_still_load() {
         let old: PrefsData = serde_json::from_str(r#"{"theme":"dark","split":40.0,"tab":"raw"}"#).unwrap();
@@ -844,7 +880,7 @@ mod tests {
         // Settings a newer or damaged version saved no longer make every
         // preference unreadable: only the Checks tab says so.
         let bad: PrefsData = serde_json::from_str(r#"{"theme":"dark","checks":{"max_tokens":"many"}}"#).unwrap();
-        assert_eq!(bad.theme.as_deref(), Some("dark"));
+        assert_eq!(bad.theme, Some(Theme::Dark));
         let e = settings_from_saved(&bad.checks).unwrap_err();
         assert!(e.contains("could not be read"), "{e}");
     }
