@@ -58,15 +58,29 @@ impl Source {
 
 /// Where an imported document came from: the request format it was read
 /// from, and what of the request has no place in the envelope.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Stored with the user's document (`state::StoredDocument`) as
+/// `{format, label, notices}`: `format` as the engine names it (`openai`,
+/// `responses`, `anthropic`), and `label` ("Anthropic Messages"), which this
+/// version derives from the format and does not read, still written for
+/// the versions before it, which require it.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct Origin {
-    /// `openai`, `responses`, `anthropic` (`import::Format::code`).
-    pub format: String,
-    /// "Anthropic Messages" (`import::Format::label`).
-    pub label: String,
+    pub format: RequestFormat,
     /// The import's notices, by JSON path into the request.
     #[serde(default)]
     pub notices: Vec<Notice>,
+}
+
+impl Serialize for Origin {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut o = s.serialize_struct("Origin", 3)?;
+        o.serialize_field("format", &self.format)?;
+        o.serialize_field("label", self.format.label())?;
+        o.serialize_field("notices", &self.notices)?;
+        o.end()
+    }
 }
 
 /// An export as the protocol panel shows, copies and downloads it.

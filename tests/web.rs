@@ -1079,8 +1079,7 @@ async fn a_request_the_engine_cannot_import_is_reported_with_try_again_and_the_v
 async fn an_imported_document_says_where_it_came_from_after_a_reload() {
     clear_storage();
     let origin = Origin {
-        format: "anthropic".into(),
-        label: "Anthropic Messages".into(),
+        format: envelope::RequestFormat::Anthropic,
         notices: vec![
             Notice::new("system[0].cache_control", "a cache breakpoint ({\"type\":\"ephemeral\"}) stood here"),
             Notice::new("messages[1].content[0].citations", "citations are not represented"),

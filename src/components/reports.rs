@@ -139,10 +139,10 @@ fn ImportedFromBody() -> impl IntoView {
         let n = origin.notices.len();
         let items: Vec<(String, String)> = origin.notices.into_iter().map(|d| (d.path, d.message)).collect();
         Some(view! {
-            <section class="notice info imported" data-testid="imported-from" data-format=origin.format>
+            <section class="notice info imported" data-testid="imported-from" data-format=origin.format.as_str()>
                 <header>
                     <Ico icon=Icon::FileCode/>
-                    <span>" Imported from "<strong>{origin.label}</strong>
+                    <span>" Imported from "<strong>{origin.format.label()}</strong>
                         {(n == 0).then_some(" — everything in it has a place in the envelope.")}</span>
                 </header>
                 {(n > 0).then(|| view! {
