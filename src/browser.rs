@@ -1,6 +1,10 @@
-//! The only module that talks to browser APIs directly: clipboard, download,
-//! storage, fetch, files, theme. Everything returns `Result<_, String>` with
-//! a sentence a user can read; nothing here panics on a missing API.
+//! The browser's APIs as functions (with `hooks/`, the only code that calls
+//! the browser's globals; see `lib.rs`): clipboard, download, storage,
+//! fetch, files, theme, the address and history, geometry and scrolling,
+//! focus, elements made for the page, timers and frames (one way to wait:
+//! [`sleep`]), the panic screen. Everything returns `Result<_, String>` with
+//! a sentence a user can read, or a neutral value; nothing here panics on a
+//! missing API.
 
 use js_sys::Reflect;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -16,6 +20,30 @@ pub fn js_err(e: JsValue) -> String {
 
 fn window() -> Result<web_sys::Window, String> {
     web_sys::window().ok_or_else(|| "no window".to_string())
+}
+
+/// Keeps a panic's message for the error screen: index.html's crash script
+/// shows it when the abort that follows reaches the page as a trap. Release
+/// builds do not call this: their panics abort at once
+/// (`panic=immediate-abort`, scripts/trunk.sh), no hook runs, and the screen
+/// names the trap instead.
+pub fn install_panic_screen() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        if let Some(window) = web_sys::window() {
+            let _ = Reflect::set(&window, &"__pepPanic".into(), &info.to_string().into());
+        }
+    }));
+}
+
+/// A new `<tag>` element of the page's document (not in the page yet).
+pub fn create_element(tag: &str) -> Option<web_sys::Element> {
+    web_sys::window()?.document()?.create_element(tag).ok()
+}
+
+/// A text node of the page's document holding `text` (never parsed as HTML).
+pub fn create_text_node(text: &str) -> Option<web_sys::Text> {
+    Some(web_sys::window()?.document()?.create_text_node(text))
 }
 
 /// Copies `text` to the clipboard: the async Clipboard API where there is
@@ -66,10 +94,9 @@ pub fn download_text(file_name: &str, text: &str, mime: &str) -> Result<(), Stri
     a.click();
     a.remove();
     // Revoke after the click has been handled.
-    let revoke = wasm_bindgen::closure::Closure::once_into_js(move || {
+    after(1000, move || {
         web_sys::Url::revoke_object_url(&url).ok();
     });
-    w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 1000).ok();
     Ok(())
 }
 
@@ -305,22 +332,9 @@ pub fn format_time(ms: f64) -> String {
 /// page's own "painted" marks, see bench/SIZE.md) runs first. Background work
 /// that waits on this never delays a paint nor what follows it at once.
 pub async fn after_next_paint() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let Some(w) = web_sys::window() else { return };
-        let later = wasm_bindgen::closure::Closure::once_into_js(move || {
-            let Some(w) = web_sys::window() else { return };
-            let again = wasm_bindgen::closure::Closure::once_into_js(move || {
-                if let Some(w) = web_sys::window() {
-                    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-                }
-            });
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(again.unchecked_ref(), 0);
-        });
-        if w.request_animation_frame(later.unchecked_ref()).is_err() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(later.unchecked_ref(), 0);
-        }
-    });
-    let _ = JsFuture::from(promise).await;
+    next_frame().await;
+    sleep(0).await;
+    sleep(0).await;
 }
 
 // ---- geometry and scrolling (the conversation's window) -----------------
@@ -465,12 +479,7 @@ pub fn origin() -> String {
 /// Resolves after a zero-delay timeout: the task ends here, so a long job
 /// that awaits this between steps never blocks input or a paint for long.
 pub async fn yield_now() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-        }
-    });
-    let _ = JsFuture::from(promise).await;
+    sleep(0).await;
 }
 
 /// Sets the page's title.
@@ -627,11 +636,38 @@ pub fn close_dialog(el: &web_sys::Element) {
     }
 }
 
-/// Resolves after `ms` milliseconds.
+// ---- waiting (docs/DECISIONS.md, "One way to wait") ---------------------
+
+/// Resolves after `ms` milliseconds: the app's one timer. Every delay in the
+/// app is this, awaited in a task ([`after`] spawns one). A wait that a
+/// newer one replaces, or that its component outlived, checks after the
+/// await whether it still applies (a sequence number, `try_` access), so
+/// there is no handle to keep or clear.
 pub async fn sleep(ms: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         if let Some(w) = web_sys::window() {
             let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Runs `f` in `ms` milliseconds: [`sleep`] in a task of its own.
+pub fn after(ms: i32, f: impl FnOnce() + 'static) {
+    wasm_bindgen_futures::spawn_local(async move {
+        sleep(ms).await;
+        f();
+    });
+}
+
+/// Resolves in the next animation frame, before its paint (what runs after
+/// the await sees the layout of the DOM as it is then; after a zero-delay
+/// [`sleep`] where there are no frames).
+pub async fn next_frame() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let Some(w) = web_sys::window() else { return };
+        if w.request_animation_frame(&resolve).is_err() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
         }
     });
     let _ = JsFuture::from(promise).await;

@@ -271,17 +271,11 @@ impl Budget {
         self.generation.update_value(|g| *g += 1);
         let generation = self.generation.get_value();
         let this = *self;
-        let settle = wasm_bindgen::closure::Closure::once_into_js(move || {
+        browser::after(150, move || {
             if this.generation.try_get_value() == Some(generation) {
                 this.settled.try_set((this.limit.get_untracked(), this.step.get_untracked()));
             }
         });
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
-                wasm_bindgen::JsCast::unchecked_ref(&settle),
-                150,
-            );
-        }
     }
 
     /// Whether part `i` is kept by the current plan (true before counting).

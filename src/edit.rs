@@ -5,12 +5,13 @@
 //! saved like an opened one): a demo is never changed, its edited copy is
 //! yours.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::rc::Rc;
 
 use envelope::edit::{Edit, History};
 use leptos::prelude::*;
 
+use crate::browser;
 use crate::doc::Source;
 use crate::router::{use_navigate, use_route, NavigateOptions, Route};
 use crate::state::Session;
@@ -183,17 +184,16 @@ impl Editing {
     }
 }
 
-/// Runs `f` once the user has paused typing for `ms` milliseconds (a newer
-/// call replaces an older one).
-pub fn debounce(slot: &Rc<RefCell<Option<i32>>>, ms: i32, f: impl FnOnce() + 'static) {
-    let Some(w) = web_sys::window() else { return };
-    if let Some(id) = slot.borrow_mut().take() {
-        w.clear_timeout_with_handle(id);
-    }
-    let cb = wasm_bindgen::closure::Closure::once_into_js(f);
-    if let Ok(id) =
-        w.set_timeout_with_callback_and_timeout_and_arguments_0(wasm_bindgen::JsCast::unchecked_ref(&cb), ms)
-    {
-        *slot.borrow_mut() = Some(id);
-    }
+/// Runs `f` once the user has paused typing for `ms` milliseconds: a newer
+/// call on the same `slot` (the number of calls so far) replaces an older
+/// one, which then does nothing when its time comes.
+pub fn debounce(slot: &Rc<Cell<u64>>, ms: i32, f: impl FnOnce() + 'static) {
+    let n = slot.get().wrapping_add(1);
+    slot.set(n);
+    let slot = slot.clone();
+    browser::after(ms, move || {
+        if slot.get() == n {
+            f();
+        }
+    });
 }

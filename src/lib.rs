@@ -1,8 +1,19 @@
 //! Prompt Envelope viewer: a client-side Leptos app over the `envelope` core.
 //!
 //! The core computes (validation, export, Markdown, tokens, truncation);
-//! this crate only turns its results into views and events. `browser` and
-//! `hooks` are the only modules that call browser APIs directly.
+//! this crate only turns its results into views and events.
+//!
+//! `browser` (functions) and `hooks` (event sources tied to a component's
+//! life, one per file) are the only modules that call the browser's global
+//! APIs: `window` and `document` and what hangs from them (storage, history,
+//! the address, fetch, media queries, the clipboard, performance marks),
+//! timers and animation frames, event listeners on the window, observers.
+//! `worker` alone creates and talks to the engine's Web Worker. The rest of
+//! the app reaches the page only through leptos and through the elements
+//! and events it is handed or made by `browser` (a node ref's element, an
+//! event's key or target): their own methods, never a global. Delays are
+//! `browser::sleep` (or `browser::after`), awaited in a task, and nothing
+//! else (docs/DECISIONS.md, "One way to wait").
 
 pub mod app;
 pub mod browser;
@@ -28,16 +39,4 @@ pub mod worker;
 
 pub use app::App;
 
-/// Keeps a panic's message for the error screen: index.html's crash script
-/// shows it when the abort that follows reaches the page as a trap. Release
-/// builds do not call this: their panics abort at once
-/// (`panic=immediate-abort`, scripts/trunk.sh), no hook runs, and the screen
-/// names the trap instead.
-pub fn install_panic_screen() {
-    std::panic::set_hook(Box::new(|info| {
-        console_error_panic_hook::hook(info);
-        if let Some(window) = web_sys::window() {
-            let _ = js_sys::Reflect::set(&window, &"__pepPanic".into(), &info.to_string().into());
-        }
-    }));
-}
+pub use browser::install_panic_screen;

@@ -7,7 +7,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::time::Duration;
 
 use envelope::calls::At;
 use envelope::Role;
@@ -41,7 +40,7 @@ const MIN_OVERSCAN: f64 = 1.0;
 /// ...or when more than this is (after "Expand all", or a jump).
 const MAX_OVERSCAN: f64 = 5.0;
 /// How long a jump's target stays highlighted.
-const FLASH: Duration = Duration::from_millis(1600);
+const FLASH_MS: i32 = 1600;
 /// Where a jump puts its target: this far below the top of the viewport
 /// (and the session bar), so a message's sticky header does not cover it.
 const MESSAGE_MARGIN: f64 = 8.0;
@@ -453,7 +452,8 @@ impl Ctl {
             return;
         }
         let ctl = *self;
-        request_animation_frame(move || {
+        leptos::task::spawn_local(async move {
+            browser::next_frame().await;
             if ctl.dom.try_update_value(|d| d.frame_pending = false).is_some() {
                 ctl.update(false);
             }
@@ -549,7 +549,8 @@ impl Ctl {
         // once more after the frame, when the new rows are measured).
         self.correct();
         let ctl = *self;
-        request_animation_frame(move || {
+        leptos::task::spawn_local(async move {
+            browser::next_frame().await;
             if ctl.dom.try_with_value(|_| ()).is_some() {
                 ctl.correct();
             }
@@ -557,7 +558,7 @@ impl Ctl {
         if jump.highlight {
             self.nav.set_flash(jump);
             let nav = self.nav;
-            set_timeout(move || nav.clear_flash(jump.seq), FLASH);
+            browser::after(FLASH_MS, move || nav.clear_flash(jump.seq));
         }
         let fragment = self.model.with_value(|md| {
             let id = &md.doc.envelope.messages[target.message()].id;

@@ -7,11 +7,9 @@
 
 use leptos::html;
 use leptos::prelude::*;
-use web_sys::{Document, Element};
+use web_sys::Element;
 
-fn document() -> Option<Document> {
-    web_sys::window().and_then(|w| w.document())
-}
+use crate::browser;
 
 /// An element under construction. Without a document (never in a page)
 /// every call is a no-op.
@@ -19,7 +17,7 @@ pub struct E(Option<Element>);
 
 /// A new `<tag>`.
 pub fn el(tag: &str) -> E {
-    E(document().and_then(|d| d.create_element(tag).ok()))
+    E(browser::create_element(tag))
 }
 
 impl E {
@@ -47,8 +45,8 @@ impl E {
 
     /// Appends text (as a text node).
     pub fn text(self, text: &str) -> E {
-        if let (Some(e), Some(d)) = (&self.0, document()) {
-            let _ = e.append_child(&d.create_text_node(text));
+        if let (Some(e), Some(t)) = (&self.0, browser::create_text_node(text)) {
+            let _ = e.append_child(&t);
         }
         self
     }

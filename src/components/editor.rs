@@ -4,7 +4,7 @@
 //! what is typed is checked as it is typed (tool-call arguments must be a
 //! JSON object: the error says what and where, and nothing is committed).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use envelope::calls::At;
@@ -46,7 +46,7 @@ pub fn EditField(
 ) -> impl IntoView {
     let editing = Editing::expect();
     let error = RwSignal::new(None::<String>);
-    let timer: Rc<RefCell<Option<i32>>> = Rc::default();
+    let timer: Rc<Cell<u64>> = Rc::default();
     let original = Rc::new(value.clone());
     let on_input = {
         let (key, to_edit, original) = (key.clone(), to_edit.clone(), original.clone());
@@ -95,7 +95,7 @@ pub fn EditField(
             // focus back); one still there is.
             let Some(node) = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok()) else { return };
             let key = key.clone();
-            debounce(&Rc::default(), 0, move || {
+            browser::after(0, move || {
                 if node.is_connected() {
                     editing.blurred(&key);
                     editing.flush();

@@ -112,45 +112,42 @@ pub fn TemplatePage() -> impl IntoView {
             return;
         }
         status.set(Status::Rendering);
-        set_timeout(
-            move || {
+        browser::after(DEBOUNCE_MS, move || {
+            if seq.try_get_value() != Some(n) {
+                return;
+            }
+            let data = if d.trim().is_empty() { "{}".to_string() } else { d };
+            leptos::task::spawn_local(async move {
+                let r = worker::render::render_timed(t, data).await;
                 if seq.try_get_value() != Some(n) {
                     return;
                 }
-                let data = if d.trim().is_empty() { "{}".to_string() } else { d };
-                leptos::task::spawn_local(async move {
-                    let r = worker::render::render_timed(t, data).await;
-                    if seq.try_get_value() != Some(n) {
-                        return;
-                    }
-                    match r {
-                        Ok((Reply::Rendered { envelope, parts, warnings }, ms)) => {
-                            match Doc::load(Source::Template, envelope.as_bytes()) {
-                                Ok(doc) => {
-                                    let warnings = warnings.iter().map(ToString::to_string).collect();
-                                    status.try_set(Status::Done { ms, parts: parts.len(), warnings });
-                                    session.show(doc.clone());
-                                    rendered.try_set(Some(Rendered { doc, parts, ms }));
-                                }
-                                Err(errors) => {
-                                    status.try_set(Status::Engine(format!(
-                                        "the rendered envelope does not read: {}",
-                                        errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
-                                    )));
-                                }
+                match r {
+                    Ok((Reply::Rendered { envelope, parts, warnings }, ms)) => {
+                        match Doc::load(Source::Template, envelope.as_bytes()) {
+                            Ok(doc) => {
+                                let warnings = warnings.iter().map(ToString::to_string).collect();
+                                status.try_set(Status::Done { ms, parts: parts.len(), warnings });
+                                session.show(doc.clone());
+                                rendered.try_set(Some(Rendered { doc, parts, ms }));
+                            }
+                            Err(errors) => {
+                                status.try_set(Status::Engine(format!(
+                                    "the rendered envelope does not read: {}",
+                                    errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
+                                )));
                             }
                         }
-                        Ok((Reply::Failed { failure, .. }, _)) => {
-                            status.try_set(Status::Error(failure));
-                        }
-                        Err(e) => {
-                            status.try_set(Status::Engine(e));
-                        }
                     }
-                });
-            },
-            std::time::Duration::from_millis(DEBOUNCE_MS as u64),
-        );
+                    Ok((Reply::Failed { failure, .. }, _)) => {
+                        status.try_set(Status::Error(failure));
+                    }
+                    Err(e) => {
+                        status.try_set(Status::Engine(e));
+                    }
+                }
+            });
+        });
     });
 
     let loading_example = RwSignal::new(false);

@@ -1,6 +1,6 @@
 //! Hooks: browser event sources tied to a component's life (set up when it
 //! is built, removed on cleanup), one per file. With `browser`, the only
-//! places that call browser APIs.
+//! places that call the browser's globals (the invariant is in `lib.rs`).
 
 mod use_file_links;
 mod use_hash_change;
