@@ -143,6 +143,8 @@ pub fn sprite_markup() -> String {
 }
 
 /// An icon from the sprite (in `index.html`), 1em square unless `size` says otherwise.
+// `Icon` is crate-private (see `icons`); leptos makes the component's
+// inner function `pub` whatever the component's own visibility.
 #[allow(private_interfaces)]
 #[component]
 pub(crate) fn Ico(

@@ -70,6 +70,8 @@ impl Toggle {
 }
 
 /// A panel with a heading button and a body rendered only while open.
+// `Icon` is crate-private (see `icons`); leptos makes the component's
+// inner function `pub` whatever the component's own visibility.
 #[allow(private_interfaces)]
 #[component]
 pub(crate) fn Collapsible(
