@@ -3,7 +3,8 @@
 //! functions, and the link keeps its relocations (`--emit-relocs`), which the
 //! split step (`crates/split-step`, run by `scripts/postbuild.mjs`) needs.
 //! Debug builds, tests and native builds call the views directly.
-//! `PEP_NO_SPLIT=1` builds a release without split points.
+//! `PEP_NO_SPLIT=1` builds a release without split points (for experiments:
+//! not optimized by wasm-opt either, which scripts/split.mjs runs per split part).
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(pep_split)");
     println!("cargo::rerun-if-changed=build.rs");

@@ -14,7 +14,6 @@ use crate::components::loader::{
 use crate::components::reports::{shown, Report};
 use crate::demos::{self, DEMOS};
 use crate::edit::Editing;
-use crate::markdown;
 use crate::pages::{CompareRoute, DemoPage, DemoRoute, NotFound, TemplateRoute, UserDocPage};
 use crate::router::{self, href, use_route, Route as Page};
 use crate::share;
@@ -73,12 +72,6 @@ fn Shell() -> impl IntoView {
         share::open_fragment(session, &browser::location_hash());
     }
     provide_context(crate::hooks::use_service_worker());
-    // Said once: the texts stay plain (crate::markdown).
-    Effect::new(move |_| {
-        if let markdown::Status::Failed(why) = markdown::status() {
-            session.notify(format!("Markdown is shown as plain text: {why}."), true);
-        }
-    });
     // The page's title follows the route.
     Effect::new(move |_| browser::set_title(&route.get().title(demos::exists)));
     view! {

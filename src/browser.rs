@@ -268,20 +268,8 @@ pub fn base_path() -> Option<String> {
     Some(if path.ends_with('/') { path } else { format!("{path}/") })
 }
 
-/// Imports the ES module at `url` (`import(url)`, through the
-/// `window.__pepImport` that `index.html` defines: WebAssembly cannot write
-/// a dynamic import itself) and resolves to its namespace.
-pub async fn import_module(url: &str) -> Result<JsValue, String> {
-    let w = window()?;
-    let import = Reflect::get(&w, &JsValue::from_str("__pepImport"))
-        .ok()
-        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-        .ok_or("this page cannot import modules")?;
-    await_promise(import.call1(&JsValue::UNDEFINED, &JsValue::from_str(url)).map_err(js_err)?).await
-}
-
 /// The function `object[name]`.
-pub fn function(object: &JsValue, name: &str) -> Result<js_sys::Function, String> {
+fn function(object: &JsValue, name: &str) -> Result<js_sys::Function, String> {
     Reflect::get(object, &JsValue::from_str(name))
         .ok()
         .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
@@ -289,7 +277,7 @@ pub fn function(object: &JsValue, name: &str) -> Result<js_sys::Function, String
 }
 
 /// Awaits a promise (or a plain value).
-pub async fn await_promise(value: JsValue) -> Result<JsValue, String> {
+async fn await_promise(value: JsValue) -> Result<JsValue, String> {
     JsFuture::from(js_sys::Promise::resolve(&value)).await.map_err(js_err)
 }
 
@@ -781,4 +769,49 @@ pub fn viewport() -> (f64, f64) {
     let Some(w) = web_sys::window() else { return (1400.0, 900.0) };
     let px = |v: Result<JsValue, JsValue>, or: f64| v.ok().and_then(|v| v.as_f64()).unwrap_or(or);
     (px(w.inner_width(), 1400.0), px(w.inner_height(), 900.0))
+}
+
+thread_local! {
+    /// Whether the first screen is complete, and who waits for it.
+    static FIRST_SCREEN: std::cell::RefCell<(bool, Vec<js_sys::Function>)> = const { std::cell::RefCell::new((false, Vec::new())) };
+}
+
+/// Says that the first screen is complete (the conversation and the
+/// protocol panel painted): what waits in [`first_screen_complete`] goes on.
+pub fn mark_first_screen_complete() {
+    let waiting = FIRST_SCREEN.with(|f| {
+        let mut f = f.borrow_mut();
+        f.0 = true;
+        std::mem::take(&mut f.1)
+    });
+    for resolve in waiting {
+        let _ = resolve.call0(&JsValue::UNDEFINED);
+    }
+}
+
+/// Resolves once the first screen is complete ([`mark_first_screen_complete`],
+/// called by the viewer after the protocol panel's first paint), or after
+/// 1.5 s on a page that never says so (`/diff`, a page not found). Background
+/// fetches the first screen does not need (the secrets detector, the
+/// semantic check) wait for it: they neither delay the screen a person waits
+/// for nor add to its bytes (issue 24).
+pub async fn first_screen_complete() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let now = FIRST_SCREEN.with(|f| {
+            let mut f = f.borrow_mut();
+            if !f.0 {
+                f.1.push(resolve.clone());
+            }
+            f.0
+        });
+        if now {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+        } else {
+            let resolve = resolve.clone();
+            after(1500, move || {
+                let _ = resolve.call0(&JsValue::UNDEFINED);
+            });
+        }
+    });
+    let _ = JsFuture::from(promise).await;
 }

@@ -42,8 +42,11 @@ pub struct Editing {
     session: Session,
     route: Memo<Route>,
     /// The router's navigation (an edited demo moves to `/doc`).
-    navigate: StoredValue<Rc<dyn Fn(&str, NavigateOptions)>, LocalStorage>,
+    navigate: StoredValue<Navigate, LocalStorage>,
 }
+
+/// The router's navigation, kept by the context.
+type Navigate = Rc<dyn Fn(&str, NavigateOptions)>;
 
 impl Editing {
     pub fn provide() -> Editing {

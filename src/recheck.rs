@@ -38,13 +38,13 @@ fn semantic_pass(doc: Arc<Doc>, pending: Pending) -> Result<Vec<Diagnostic>, ::l
     Ok(pending.check(&doc.envelope))
 }
 
-/// After the next paint, the semantic pass of `doc`, which `slot` shows.
+/// After the first screen is complete (`browser::first_screen_complete`), the semantic pass of `doc`, which `slot` shows.
 /// While `slot` still holds `doc`, a document with warnings takes its place
 /// and an invalid one is taken out; when `slot` has moved on to another
 /// document the outcome is `Clean` (nothing of it is on screen). The caller
 /// does the rest: say why, or show the new version elsewhere.
 pub async fn settle(doc: Arc<Doc>, pending: Pending, slot: RwSignal<Option<Arc<Doc>>>) -> Outcome {
-    browser::after_next_paint().await;
+    browser::first_screen_complete().await;
     let outcome = check(doc.clone(), pending).await;
     let shown = slot.try_with_untracked(|s| s.as_ref().is_some_and(|s| Arc::ptr_eq(s, &doc))) == Some(true);
     match outcome {

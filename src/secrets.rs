@@ -8,7 +8,7 @@
 //!   lint`'s `secret` check). In a release build for the browser it is a
 //!   split point (module `secrets`, [`Detector`]): its matchers are not in
 //!   the first load (docs/DECISIONS.md, "Secrets masked on the page"). It is
-//!   fetched after the first paint of a text ([`preload`]), at once when the
+//!   fetched once the first screen is complete ([`preload`]), at once when the
 //!   saved document is restored at start ([`ensure`]), and every other
 //!   document (opened, pasted, dropped, a share link, an import) waits for
 //!   it before it is shown (`state::Session::open`).
@@ -138,7 +138,7 @@ fn detector() -> Result<Detector, ::leptos::wasm_split::SplitLoaderError> {
 
 thread_local! {
     static DETECTOR: Cell<Option<Detector>> = const { Cell::new(None) };
-    /// Whether a fetch after the next paint was asked for ([`preload`]).
+    /// Whether a fetch once the first screen is complete was asked for ([`preload`]).
     static ASKED: Cell<bool> = const { Cell::new(false) };
     /// Notified when the detector arrives.
     static ARRIVED: ArcTrigger = ArcTrigger::new();
@@ -146,7 +146,7 @@ thread_local! {
 }
 
 /// The detector now, or `None` while it loads (tracked: a view that asked
-/// is rebuilt when it arrives). Asks for it after the next paint.
+/// is rebuilt when it arrives). Asks for it ([`preload`]).
 fn current() -> Option<Detector> {
     #[cfg(not(pep_split))]
     return detector().ok();
@@ -161,14 +161,14 @@ fn current() -> Option<Detector> {
     }
 }
 
-/// Fetches the detector after the next paint, unless it is here or asked
-/// for. Cheap to call from every text.
+/// Fetches the detector once the first screen is complete, unless it is
+/// here or asked for. Cheap to call from every text.
 pub fn preload() {
     if ASKED.with(|a| a.replace(true)) {
         return;
     }
     leptos::task::spawn_local(async {
-        browser::after_next_paint().await;
+        browser::first_screen_complete().await;
         fetch().await;
     });
 }

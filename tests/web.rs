@@ -286,36 +286,16 @@ async fn variables_are_highlighted_and_markdown_is_safe() {
     assert!(chip.text_content().unwrap().contains("The user"));
 }
 
-/// The only test that installs a renderer: until then the Markdown module
-/// is not there (it cannot be imported here) and texts are plain.
+/// Markdown is rendered in the first render (the core's renderer is linked
+/// into the app's module): safe, variables substituted and marked.
 #[wasm_bindgen_test]
-async fn markdown_is_plain_text_until_the_renderer_is_ready_then_rendered_and_safe() {
-    use pep_app::markdown::{self, Status};
+async fn markdown_is_rendered_at_once_and_safe() {
     let (el, _h) = mount_conversation(all_kinds_doc());
     tick().await;
-    assert_ne!(untrack(markdown::status), Status::Ready);
     click(&all(&el, "[data-kind=skills] .skill-name")[0]);
     tick().await;
     let text = one(&el, "[data-kind=text]");
-    let plain = one(&text, ".md.md-plain");
-    assert_eq!(
-        plain.text_content().unwrap(),
-        "Hello **Ann** <script>window.__pwned = 1</script>",
-        "as written, variable substituted"
-    );
-    assert_eq!(one(&plain, "mark.var").get_attribute("data-var").unwrap(), "who");
-    assert!(all(&text, "strong").is_empty() && all(&text, "script").is_empty());
-    // Blocks are paragraphs, lines kept.
-    let skills_body = all(&el, "[data-kind=skills] .skill-l2 .md-plain p");
-    assert_eq!(skills_body.iter().map(|p| p.text_content().unwrap()).collect::<Vec<_>>(), vec!["# PDF\nUse it."]);
-
-    markdown::install(|src: &str, vars: &[String], remote| {
-        let lookup = |n: &str| vars.chunks_exact(2).find(|p| p[0] == n).map(|p| p[1].as_str());
-        envelope::markdown::render_markdown_with(src, &lookup, remote)
-    });
-    tick().await;
-    let text = one(&el, "[data-kind=text]");
-    assert!(all(&text, ".md-plain").is_empty(), "every text switches");
+    assert!(all(&text, ".md-plain").is_empty(), "rendered, not plain");
     let mark = one(&text, ".md strong mark.var");
     assert_eq!(mark.text_content().unwrap(), "Ann");
     assert_eq!(mark.get_attribute("title").unwrap(), "{{who}}");
@@ -1342,8 +1322,7 @@ async fn the_view_stays_put_when_heights_change_above_it() {
 }
 
 /// Markdown too large or pathological to render stays plain, says why, and
-/// goes to the renderer on request (issue 12). (No renderer is installed
-/// here, so "on request" shows the ordinary plain text until one is ready.)
+/// goes to the renderer on request (issue 12).
 #[wasm_bindgen_test]
 async fn pathological_markdown_stays_plain_until_asked() {
     let deep = format!("{}deep", "> ".repeat(60));
@@ -1367,6 +1346,8 @@ async fn pathological_markdown_stays_plain_until_asked() {
     let texts = all(&el, "[data-kind=text]");
     assert!(all(&texts[0], "[data-testid=md-fallback]").is_empty(), "asked: no longer held");
     assert!(one(&texts[0], ".md").text_content().unwrap().contains("deep"));
+    assert!(!all(&texts[0], ".md blockquote").is_empty(), "rendered on request");
+    assert!(!all(&texts[1], ".md strong").is_empty(), "an ordinary text is rendered at once");
 }
 
 /// The fidelity extension's data: reasoning (plain, signed; redacted),

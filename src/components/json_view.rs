@@ -15,7 +15,8 @@ use crate::nav::Navigator;
 /// Files up to this many lines render whole; longer ones render the lines on screen.
 const VIRTUAL_FROM_LINES: usize = 3000;
 /// Height of one JSON line in pixels (the CSS sets the same).
-const LINE_PX: f64 = 18.0;
+const LINE_H: usize = 18;
+const LINE_PX: f64 = LINE_H as f64;
 /// Texts longer than this are indexed (lines, folds) this many bytes at a
 /// time, a task each, so a document of tens of megabytes never freezes the
 /// page while its JSON view prepares.
@@ -236,7 +237,7 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
     view! {
         <div class="json-region json-scroll" node_ref=scroller on:scroll=on_scroll data-testid="protocol-json"
             data-lines=n.to_string() tabindex="0" role="region" aria-label=label on:keydown=on_key on:click=on_click>
-            <pre class="json json-virtual" style=move || format!("height:{}px", shown() as f64 * LINE_PX)>
+            <pre class="json json-virtual" style=move || format!("height:{}px", shown() * LINE_H)>
                 {move || {
                     let (a, b) = window();
                     // The one tab stop among the fold buttons: the first on screen.
@@ -245,7 +246,7 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
                         .map(|k| {
                             let i = at(k);
                             view! {
-                                <div class="vline" data-line=i style=format!("top:{}px", k as f64 * LINE_PX)>{line_view(i, Some(i) == first)}</div>
+                                <div class="vline" data-line=i style=format!("top:{}px", k * LINE_H)>{line_view(i, Some(i) == first)}</div>
                             }
                             .into_any()
                         })

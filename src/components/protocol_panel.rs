@@ -78,12 +78,6 @@ pub fn truncated_file_name(stem: &str, limit: u64, step: u64) -> String {
     }
 }
 
-/// The document the protocol panel shows, provided by the viewer: the panel
-/// is a split view (`split::PROTOCOL`, built by `split::deferred`), and a
-/// split point takes no arguments, so it reads its `doc` prop from here.
-#[derive(Clone, Copy)]
-pub struct PanelDoc(pub Signal<Option<Arc<Doc>>>);
-
 /// The right-hand pane.
 #[component]
 pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
@@ -543,13 +537,6 @@ fn RawView(
     })
     .into_any()
 }
-
-// The right-hand pane is a split view, shown after the first paint of a
-// document (its document: the viewer's `PanelDoc`).
-crate::split::split_view!(PROTOCOL, "Protocol panel", protocol, || {
-    let doc = use_context::<PanelDoc>().map_or_else(|| Signal::stored(None), |p| p.0);
-    view! { <ProtocolPanel doc/> }
-});
 
 #[cfg(test)]
 mod tests {

@@ -26,9 +26,9 @@ impl CurrentDoc {
 }
 
 /// Markdown with the session's variables substituted and highlighted,
-/// rendered by the Markdown module (`crate::markdown`). Until the module is
-/// ready (or when it failed) the text shows as written, one paragraph per
-/// block, variables highlighted (`class="md md-plain"`).
+/// rendered by the core's renderer (`crate::markdown`). A text too large or
+/// pathological to render at once shows as written until asked, one
+/// paragraph per block, variables highlighted (`class="md md-plain"`).
 #[component]
 pub fn Markdown(
     /// Markdown source as written in the document.
@@ -36,7 +36,6 @@ pub fn Markdown(
     source: String,
 ) -> impl IntoView {
     let doc = CurrentDoc::expect();
-    markdown::preload();
     // The variables the text uses, for the module: name, value, name, value…
     let mut vars: Vec<String> = Vec::new();
     for p in pieces(&source, &|n: &str| doc.vars.get(n)) {
@@ -60,8 +59,9 @@ pub fn Markdown(
                 let masked = secrets::masked_markdown(&source, &vars);
                 let (src, vars) = masked.as_ref().map_or((source.as_str(), &vars[..]), |m| (m.0.as_str(), &m.1[..]));
                 // Absurd runs of combining marks collapsed (display only).
-                markdown::render(&shown(src), vars, if consent.allowed() { Remote::Load } else { Remote::Hold })
-                    .map(|html| (html, masked.map(|m| m.2)))
+                let html =
+                    markdown::render(&shown(src), vars, if consent.allowed() { Remote::Load } else { Remote::Hold });
+                Some((html, masked.map(|m| m.2)))
             }
         };
         match rendered {

@@ -13,12 +13,11 @@ use crate::components::checks::Checks;
 use crate::components::conversation::Conversation;
 use crate::components::icons::{Ico, Icon};
 use crate::components::loader::Warnings;
-use crate::components::protocol_panel::{self, PanelDoc};
+use crate::components::protocol_panel::ProtocolPanel;
 use crate::components::shortcuts::Shortcuts;
 use crate::doc::Doc;
 use crate::edit::Editing;
 use crate::find::{Filter, Search};
-use crate::markdown;
 use crate::nav::Navigator;
 use crate::state::{Prefs, RemoteConsent};
 
@@ -36,37 +35,21 @@ pub fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     let filter = Filter(RwSignal::new(Default::default()));
     provide_context(filter);
     provide_context(Search::new(doc, filter, nav));
-    provide_context(PanelDoc(doc));
     let split = prefs.split;
-    // The protocol panel (tabs, export, JSON) joins after the first paint
-    // of a document: the first frame holds the conversation only, so the
-    // panel's DOM, its export and the first call of its code (WebAssembly
-    // compiles each function on first use) stay off the first paint. In a
-    // release build its code is a split module (`protocol_panel::PROTOCOL`), fetched
-    // first thing after that paint (this effect is created before the
-    // Markdown module's, so its after-paint task runs first); the pane says
-    // "Loading…" until it is here. Fetched before the paint instead, its
-    // requests and instantiation cost the first paint ~35 ms of main thread
-    // (docs/DECISIONS.md, "The protocol panel loaded on demand").
+    // The protocol panel (tabs, export, JSON) joins in the frame after the
+    // first paint of a document: its code is in the app's module (it is half
+    // of the first screen: issue 24), but its DOM and its export stay off the
+    // first frame, which holds the conversation only.
     let panel = RwSignal::new(false);
     Effect::new(move |_| {
         if !panel.get() && doc.with(Option::is_some) {
             leptos::task::spawn_local(async move {
                 browser::after_next_paint().await;
-                if !(protocol_panel::PROTOCOL.loaded)() {
-                    leptos::task::spawn_local(async {
-                        // A failure is the pane's to show (`split::deferred` asks again).
-                        let _ = (protocol_panel::PROTOCOL.load)().await;
-                    });
-                }
                 panel.try_set(true);
+                // The panel's first frame: the first screen is complete.
+                browser::after_next_paint().await;
+                browser::mark_first_screen_complete();
             });
-        }
-    });
-    // The Markdown module loads after the first paint of a document.
-    Effect::new(move |_| {
-        if doc.with(Option::is_some) {
-            markdown::preload();
         }
     });
     let dragging = RwSignal::new(false);
@@ -106,7 +89,7 @@ pub fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
                 on:pointerdown=move |ev| { ev.prevent_default(); dragging.set(true) }
                 on:keydown=on_key></div>
             <div class="pane right">
-                {move || panel.get().then(|| crate::split::deferred(protocol_panel::PROTOCOL))}
+                {move || panel.get().then(|| view! { <ProtocolPanel doc/> })}
             </div>
         </main>
         <nav class="pane-switch" aria-label="Panes" data-testid="pane-switch">

@@ -29,7 +29,7 @@ pub fn use_file_links(is_page: impl Fn(&str) -> bool + 'static) {
         if !a.search().is_empty() || !a.hash().is_empty() || !is_page(&a.pathname()) {
             let rel = a.rel();
             if !rel.split_ascii_whitespace().any(|r| r.eq_ignore_ascii_case("external")) {
-                a.set_rel(&format!("{rel} external").trim_start().to_string());
+                a.set_rel(format!("{rel} external").trim_start());
             }
         }
     });

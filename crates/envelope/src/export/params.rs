@@ -307,7 +307,7 @@ fn to_anthropic(out: &mut Out, k: &str, v: &Value) {
             _ => out.put(k, k, v.clone()),
         },
         "temperature" => {
-            if v.as_f64().is_some_and(|t| t > 1.0) {
+            if v.as_number().and_then(|n| crate::number::value(n.as_str())).is_some_and(|t| t > 1.0) {
                 out.note(k, format!("Anthropic accepts a temperature from 0 to 1; {v} is passed as written"));
             }
             out.put(k, k, v.clone());

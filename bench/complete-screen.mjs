@@ -1,0 +1,67 @@
+// The complete first screen (issue 24): navigation → the first frame in which
+// the conversation's Markdown is rendered as HTML *and* the protocol panel's
+// JSON (with its `messages`) is painted — what a person reads, not the first
+// plain-text paint. The condition is ../shared/anchors/side-by-side/complete.py's
+// (ours: `[data-message-id] table` and `[data-testid=protocol-json]`; React
+// stand-in: `[data-segment] table` and a `<pre>` holding `"messages"`).
+//
+// `completeLoad(browser, url, who)` loads `url` in a fresh context and
+// returns { ms, files: [paths fetched until then] }; `bytesOf(dist, files)`
+// sums their gzip -9 sizes (what a person waits for).
+import { readFileSync, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+export const COND = {
+  // Demo A (`/`): its Markdown table rendered, as complete.py asks. Another
+  // demo (`/demo/f` has no table): a rendered Markdown text (not the plain
+  // fallback) in the conversation.
+  ours: () => {
+    const j = document.querySelector('[data-testid=protocol-json]');
+    const md = /\/demo\/[b-z]$/.test(location.pathname)
+      ? document.querySelector('[data-message-id] .md:not(.md-plain) p, [data-message-id] .md:not(.md-plain) li')
+      : document.querySelector('[data-message-id] table');
+    return !!md && !!j && j.innerText.includes('messages');
+  },
+  react: () => !!document.querySelector('[data-segment] table')
+    && [...document.querySelectorAll('pre')].some((p) => p.innerText.includes('"messages"')),
+};
+
+/** One load in a fresh context: ms until the complete first screen, and the paths fetched until then. */
+export async function completeLoad(browser, url, who = 'ours', viewport = { width: 1400, height: 900 }) {
+  const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
+  const page = await context.newPage();
+  const origin = new URL(url).origin;
+  const files = new Set();
+  let done = false;
+  page.on('request', (r) => { if (!done && r.url().startsWith(origin)) files.add(new URL(r.url()).pathname); });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const t0 = performance.now();
+  await page.goto(url);
+  // Polled every animation frame in the page: the frame in which both are there.
+  await page.waitForFunction(COND[who], null, { timeout: 60000, polling: 'raf' });
+  const ms = performance.now() - t0;
+  done = true;
+  await context.close();
+  if (errors.length) throw new Error(`${url}: page errors: ${errors.join('; ')}`);
+  return { ms, files: [...files].sort() };
+}
+
+/** gzip -9 bytes of each fetched path, as served from `dist` (`/x` → dist/x; a page path → index.html). */
+export function bytesOf(dist, paths, base = '/') {
+  const rows = paths.map((p) => {
+    let rel = p.startsWith(base) ? p.slice(base.length) : p.replace(/^\//, '');
+    let file = join(dist, rel);
+    if (!rel || !existsSync(file) || !statSync(file).isFile()) file = join(dist, 'index.html');
+    const body = readFileSync(file);
+    return { path: p, raw: body.length, gzip: gzipSync(body, { level: 9 }).length };
+  });
+  return { rows, total: rows.reduce((s, r) => s + r.gzip, 0) };
+}
+
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
