@@ -1,0 +1,235 @@
+// The split WebAssembly: which module each first use fetches, the manifest
+// of names and digests, and what a failed or altered fetch shows.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, BASE, root, newPage, paste } from './helpers.mjs';
+
+test('split: the first screen fetches only the protocol panel\'s module; search, Budget, Checks, Edit, Compare and Template fetch theirs on first use; a failed fetch says so and Retry recovers', async ({ browser }) => {
+  const { context, page } = await newPage(browser);
+  const split = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)
+    .filter((p) => /-(?:split_\w+|chunk_\d+)-[0-9a-f]{16}\.wasm$/.test(p)).map((p) => p.replace(/^.*-(split_\w+|chunk_\d+)-[0-9a-f]{16}\.wasm$/, '$1')));
+  await page.goto(`${BASE}/`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.getByTestId('protocol-json').waitFor({ state: 'attached' });
+  await page.waitForTimeout(300);
+  // The protocol panel's module (and the chunks it shares) only.
+  const first = await split();
+  assert.ok(first.includes('split_protocol'), `the protocol panel's module: ${first}`);
+  // ... and the demo's semantic pass (src/recheck.rs), both after the first paint.
+  assert.ok(first.includes('split_recheck'), `the semantic pass's module: ${first}`);
+  // ... and the secret detector (src/secrets.rs), after the first paint of a text.
+  assert.ok(first.includes('split_secrets'), `the secret detector's module: ${first}`);
+  assert.deepEqual(first.filter((n) => !['split_protocol', 'split_recheck', 'split_secrets'].includes(n) && !n.startsWith('chunk_')), [], 'demo A loads no other split module');
+  // The search's code comes with the first query.
+  await page.getByTestId('search').fill('sam PATEL');
+  await page.waitForFunction(() => /^1 of \d+$/.test(document.querySelector('[data-testid=search-count]').textContent));
+  // (with any chunk of code it shares with other split modules)
+  assert.deepEqual((await split()).slice(first.length).filter((n) => n.startsWith('split_')), ['split_search']);
+  await page.getByTestId('search').fill('');
+  // A module whose bytes are not the build's (a valid module with one more
+  // custom section, which would run as before) is refused by its integrity
+  // digest; a failed fetch too: the tab says so; Retry loads it.
+  let fail = 'tampered';
+  const consoleText = [];
+  page.on('console', (m) => consoleText.push(m.text()));
+  await page.route(/split_budget-[0-9a-f]{16}\.wasm$/, async (route) => {
+    if (fail === 'tampered') {
+      const real = await route.fetch();
+      const body = Buffer.concat([await real.body(), Buffer.from([0, 2, 1, 0x78])]);
+      return route.fulfill({ status: 200, headers: { 'content-type': 'application/wasm' }, body });
+    }
+    return fail === 'down' ? route.fulfill({ status: 503, body: 'down' }) : route.continue();
+  });
+  await page.getByTestId('tab-budget').click();
+  await page.getByTestId('split-failed').waitFor();
+  assert.ok((await page.getByTestId('split-failed').textContent()).includes('Budget tab could not be loaded'));
+  assert.ok(consoleText.some((m) => /integrity/i.test(m)), `the integrity check refused the module: ${consoleText.join(' | ')}`);
+  fail = 'down';
+  await page.getByTestId('split-failed').getByRole('button', { name: 'Retry' }).click();
+  await page.getByTestId('split-failed').waitFor();
+  fail = false;
+  await page.getByTestId('split-failed').getByRole('button', { name: 'Retry' }).click();
+  await page.getByTestId('budget-summary').waitFor({ timeout: 60000 });
+  assert.ok((await split()).includes('split_budget'));
+  assert.ok(!(await split()).includes('split_checks'), 'the Checks tab only when it is opened');
+  await page.getByTestId('tab-checks').click();
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /split_checks/.test(e.name)));
+  await page.getByTestId('edit-toggle').click();
+  await page.getByTestId('edit-bar').waitFor();
+  assert.ok((await split()).includes('split_edit'));
+  await page.locator('[data-edit=true]').first().waitFor();
+  await page.getByTestId('edit-toggle').click();
+  await page.locator('a', { hasText: 'Compare' }).first().click();
+  await page.waitForURL(`${BASE}/diff`);
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /split_compare/.test(e.name)));
+  await page.locator('a', { hasText: 'Template' }).first().click();
+  await page.waitForURL(`${BASE}/template`);
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /split_template/.test(e.name)));
+  // Opening a document: its code comes with the first open; a failed
+  // fetch is a load error, and opening again opens it.
+  assert.ok(!(await split()).includes('split_opening'), 'no open yet, no opening module');
+  let failOpen = true;
+  let releaseOpen;
+  const held = new Promise((r) => { releaseOpen = r; });
+  await page.route(/split_opening-[0-9a-f]{16}\.wasm$/, async (route) => {
+    if (!failOpen) return route.continue();
+    await held;
+    return route.fulfill({ status: 503, body: 'down' });
+  });
+  const mine = readFileSync(join(root, 'demos/c.json'), 'utf8').replace('"c-u1"', '"mine-u1"');
+  const file = { name: 'mine.json', mimeType: 'application/json', buffer: Buffer.from(mine) };
+  await page.getByTestId('open-file').setInputFiles(file);
+  // While the code comes: the progress line says so.
+  await page.getByTestId('load-step').filter({ hasText: "fetching the page's code that opens documents" }).waitFor({ state: 'attached' });
+  releaseOpen();
+  await page.locator('.notices [data-testid=load-errors]').filter({ hasText: 'could not be fetched' }).waitFor();
+  assert.equal(await page.getByTestId('load-step').count(), 0, 'the progress line is gone');
+  // "Paste…" (its form is code of the same module): the dialog opens at
+  // once and says that the form could not be fetched; Retry brings it.
+  await page.getByRole('button', { name: 'Paste…' }).click();
+  const pasteFailed = page.locator('dialog[open] [data-testid=split-failed]');
+  await pasteFailed.waitFor();
+  assert.ok((await pasteFailed.textContent()).includes('paste form could not be loaded'));
+  failOpen = false;
+  await pasteFailed.getByRole('button', { name: 'Retry' }).click();
+  await page.getByTestId('paste-json').waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'paste-area', 'the text area has the focus when it arrives');
+  await paste(page, mine, { loads: true });
+  await page.locator('[data-message-id="mine-u1"]').waitFor();
+  assert.ok((await split()).includes('split_opening'));
+  // Each module once: back on the Budget tab, nothing is fetched again.
+  await page.locator('a.demo-link', { hasText: 'B' }).click();
+  await page.getByTestId('tab-budget').click();
+  await page.getByTestId('budget-summary').waitFor({ timeout: 60000 });
+  const names = await split();
+  assert.ok(names.includes('split_budget'), `the Budget module: ${names}`);
+  const good = names.filter((n) => n !== 'split_budget' && n !== 'split_opening');
+  assert.equal(new Set(good).size, good.length, `no module fetched twice: ${names}`);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('split: the protocol panel is a module of its own: the first segment is painted before it, the pane says Loading… meanwhile, a failed fetch says so and Retry recovers', async ({ browser }) => {
+  const { context, page } = await newPage(browser);
+  // Held back: the pane shows its status (the conversation is there already).
+  let release;
+  const held = new Promise((r) => { release = r; });
+  let fail = false;
+  await page.route(/split_protocol-[0-9a-f]{16}\.wasm$/, async (route) => {
+    await held;
+    return fail ? route.fulfill({ status: 503, body: 'down' }) : route.continue();
+  });
+  await page.goto(`${BASE}/demo/d`);
+  await page.locator('[data-message-id]').first().waitFor();
+  const pane = page.locator('.pane.right');
+  await pane.getByTestId('split-loading').waitFor();
+  assert.equal(await pane.getByRole('status').first().textContent(), ' Loading…');
+  assert.equal(await page.getByTestId('protocol-json').count(), 0);
+  release();
+  await page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
+  assert.equal(await page.getByTestId('split-loading').count(), 0);
+  // Tabs work as before: Raw shows the document.
+  await page.getByTestId('tab-raw').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=protocol-json]')?.textContent.includes('"messages"'));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+  // A fetch that fails: the conversation is there, the pane says so; Retry loads it.
+  const second = await newPage(browser);
+  fail = true;
+  await second.page.route(/split_protocol-[0-9a-f]{16}\.wasm$/, (route) => (fail ? route.fulfill({ status: 503, body: 'down' }) : route.continue()));
+  await second.page.goto(`${BASE}/demo/a`);
+  await second.page.locator('[data-message-id]').first().waitFor();
+  const failed = second.page.locator('.pane.right').getByTestId('split-failed');
+  await failed.waitFor();
+  assert.ok((await failed.textContent()).includes('Protocol panel could not be loaded'));
+  fail = false;
+  await failed.getByRole('button', { name: 'Retry' }).click();
+  await second.page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
+  await second.page.getByTestId('tab-openai').waitFor();
+  assert.deepEqual(second.page.errors, []);
+  await second.context.close();
+});
+
+test('split: the modules\' names and digests come in a manifest with the first split module, not with the first load; a failed or altered manifest says so and Retry recovers', async ({ browser }) => {
+  const { context, page } = await newPage(browser);
+  const manifest = /_split-[0-9a-f]{16}\.json$/;
+  let fail = 'down';
+  const seen = [];
+  page.on('console', (m) => seen.push(m.text()));
+  await page.route(manifest, async (route) => {
+    if (fail === 'down') return route.fulfill({ status: 503, body: 'down' });
+    if (fail === 'altered') {
+      const real = await route.fetch();
+      const table = JSON.parse(await real.text());
+      return route.fulfill({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...table, extra: ['x.wasm', 'sha256-AAAA'] }) });
+    }
+    return route.continue();
+  });
+  await page.goto(`${BASE}/demo/a`);
+  await page.locator('[data-message-id]').first().waitFor();
+  // The loader preloaded from index.html names no module and no digest.
+  const loader = await page.evaluate(async () => {
+    const href = document.querySelector('link[rel=modulepreload][href*="_split.js"]').href;
+    return (await fetch(href)).text();
+  });
+  assert.ok(!/\.wasm"/.test(loader) && !/sha256-/.test(loader.replace(/integrity:"sha256-[^"]+"/, '')), 'the loader carries the manifest\'s digest only');
+  const failed = page.locator('.pane.right').getByTestId('split-failed');
+  await failed.waitFor();
+  assert.ok((await failed.textContent()).includes('Protocol panel could not be loaded'));
+  fail = 'altered';
+  await failed.getByRole('button', { name: 'Retry' }).click();
+  // Refused: the console names the integrity check, and the pane says it failed again.
+  for (let i = 0; i < 100 && !seen.some((m) => /integrity/i.test(m)); i++) await page.waitForTimeout(100);
+  await failed.waitFor();
+  assert.equal(await page.getByTestId('protocol-json').count(), 0, 'a manifest that is not the build\'s is refused');
+  assert.ok(seen.some((m) => /integrity/i.test(m)), `the integrity check refused the manifest: ${seen.join(' | ')}`);
+  fail = false;
+  await page.locator('.pane.right').getByTestId('split-failed').getByRole('button', { name: 'Retry' }).click();
+  await page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('split: the reports (load errors, warnings) and the paste form come with their first use; a report or form that cannot be fetched says so and Retry shows it', async ({ browser }) => {
+  const { context, page } = await newPage(browser);
+  const split = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)
+    .filter((p) => /-split_\w+-[0-9a-f]{16}\.wasm$/.test(p)).map((p) => p.replace(/^.*-(split_\w+)-[0-9a-f]{16}\.wasm$/, '$1')));
+  let down = new Set(['split_opening', 'split_reports']);
+  await page.route(/-(split_opening|split_reports)-[0-9a-f]{16}\.wasm$/, (route) => {
+    const name = route.request().url().match(/-(split_\w+)-[0-9a-f]{16}\.wasm$/)[1];
+    return down.has(name) ? route.fulfill({ status: 503, body: 'down' }) : route.continue();
+  });
+  await page.goto(`${BASE}/demo/a`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
+  assert.ok(!(await split()).includes('split_reports') && !(await split()).includes('split_opening'), 'neither on the first screen');
+  // "Paste…" opens the dialog at once; its form comes with the opening
+  // module: "Loading…", or when that cannot be fetched, Retry.
+  await page.getByTestId('paste-open').click();
+  await page.locator('dialog[open] [data-testid=split-failed]').waitFor();
+  down.delete('split_opening');
+  await page.locator('dialog[open] [data-testid=split-failed]').getByRole('button', { name: 'Retry' }).click();
+  await page.getByTestId('paste-json').waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'paste-area', 'the text area has the focus');
+  // Escape closes it; opened again, the form is there at once.
+  await page.keyboard.press('Escape');
+  assert.equal(await page.locator('dialog[open]').count(), 0);
+  await page.getByTestId('paste-open').click();
+  await page.getByTestId('paste-json').waitFor();
+  assert.equal(await page.getByTestId('split-loading').count(), 0);
+  // A broken paste: its errors are a report, whose module is down: the place says so.
+  await page.getByTestId('paste-json').fill('{"version": "1.0", "messages": 3}');
+  await page.getByTestId('paste-load').click();
+  const failed = page.locator('dialog[open] [data-testid=split-failed]');
+  await failed.waitFor();
+  assert.ok((await failed.textContent()).includes('report could not be loaded'));
+  assert.equal(await page.getByTestId('load-errors').count(), 0);
+  down = new Set();
+  await failed.getByRole('button', { name: 'Retry' }).click();
+  await page.locator('dialog[open] [data-testid=load-errors]').waitFor();
+  assert.ok((await page.locator('dialog[open] [data-testid=load-errors]').textContent()).includes('messages'));
+  assert.ok((await split()).includes('split_reports'));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
