@@ -39,5 +39,5 @@ step "release build"
 step "size gate: the bytes fetched until the first screen is complete, / and /demo/f (gzip -9; bench/SIZE.md)"
 node bench/complete-gate.mjs dist
 
-step "end-to-end tests in headless Chromium"
-node tests/e2e/run.mjs
+step "end-to-end tests in headless Chromium (@playwright/test; report and traces of failures in target/)"
+node .tools/node_modules/@playwright/test/cli.js test -c tests/e2e/playwright.config.mjs
