@@ -174,7 +174,7 @@ test('offline: after one visit the app (Budget tab and local files included) wor
     for (const k of await caches.keys()) for (const r of await (await caches.open(k)).keys()) out.push(new URL(r.url).pathname);
     return out;
   });
-  for (const f of ['/index.html', '/demos/d.json', '/token-worker_bg.wasm', '/pep-markdown_bg.wasm']) {
+  for (const f of ['/index.html', '/demos/d.json', '/token-worker_bg.wasm', '/pep-app_bg.wasm']) {
     assert.ok(cached.includes(f), `${f} cached: ${cached}`);
   }
   await context.setOffline(true);

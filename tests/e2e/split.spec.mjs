@@ -5,22 +5,24 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, BASE, root, newPage, paste } from './helpers.mjs';
 
-test('split: the first screen fetches only the protocol panel\'s module; search, Budget, Checks, Edit, Compare and Template fetch theirs on first use; a failed fetch says so and Retry recovers', async ({ browser }) => {
+test('split: the first screen fetches no split module until it is complete, then only the semantic pass and the secret detector; search, Budget, Checks, Edit, Compare and Template fetch theirs on first use; a failed fetch says so and Retry recovers', async ({ browser }) => {
   const { context, page } = await newPage(browser);
   const split = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)
     .filter((p) => /-(?:split_\w+|chunk_\d+)-[0-9a-f]{16}\.wasm$/.test(p)).map((p) => p.replace(/^.*-(split_\w+|chunk_\d+)-[0-9a-f]{16}\.wasm$/, '$1')));
   await page.goto(`${BASE}/`);
-  await page.locator('[data-message-id]').first().waitFor();
-  await page.getByTestId('protocol-json').waitFor({ state: 'attached' });
+  // The frame in which the first screen is complete (the Markdown table
+  // rendered, the panel's JSON painted): which split modules were asked for by then.
+  const atComplete = await (await page.waitForFunction(() => {
+    const j = document.querySelector('[data-testid=protocol-json]');
+    if (!(document.querySelector('[data-message-id] table') && j && j.innerText.includes('messages'))) return false;
+    return performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /-(?:split_\w+|chunk_\d+)-[0-9a-f]{16}\.wasm$/.test(n));
+  }, null, { polling: 'raf' })).jsonValue();
+  assert.deepEqual(atComplete, [], 'no split module before the first screen is complete');
+  // Then the demo's semantic pass (src/recheck.rs) and the secret detector (src/secrets.rs).
+  await page.waitForFunction(() => ['split_recheck', 'split_secrets'].every((m) => performance.getEntriesByType('resource').some((e) => e.name.includes(m))));
   await page.waitForTimeout(300);
-  // The protocol panel's module (and the chunks it shares) only.
   const first = await split();
-  assert.ok(first.includes('split_protocol'), `the protocol panel's module: ${first}`);
-  // ... and the demo's semantic pass (src/recheck.rs), both after the first paint.
-  assert.ok(first.includes('split_recheck'), `the semantic pass's module: ${first}`);
-  // ... and the secret detector (src/secrets.rs), after the first paint of a text.
-  assert.ok(first.includes('split_secrets'), `the secret detector's module: ${first}`);
-  assert.deepEqual(first.filter((n) => !['split_protocol', 'split_recheck', 'split_secrets'].includes(n) && !n.startsWith('chunk_')), [], 'demo A loads no other split module');
+  assert.deepEqual(first.filter((n) => !['split_recheck', 'split_secrets'].includes(n) && !n.startsWith('chunk_')), [], `demo A loads no other split module: ${first}`);
   // The search's code comes with the first query.
   await page.getByTestId('search').fill('sam PATEL');
   await page.waitForFunction(() => /^1 of \d+$/.test(document.querySelector('[data-testid=search-count]').textContent));
@@ -110,45 +112,29 @@ test('split: the first screen fetches only the protocol panel\'s module; search,
   await context.close();
 });
 
-test('split: the protocol panel is a module of its own: the first segment is painted before it, the pane says Loading… meanwhile, a failed fetch says so and Retry recovers', async ({ browser }) => {
+test('split: the protocol panel is in the app\'s module: it joins after the first segment is painted, with no fetch and no Loading…, and its tabs work', async ({ browser }) => {
   const { context, page } = await newPage(browser);
-  // Held back: the pane shows its status (the conversation is there already).
-  let release;
-  const held = new Promise((r) => { release = r; });
-  let fail = false;
-  await page.route(/split_protocol-[0-9a-f]{16}\.wasm$/, async (route) => {
-    await held;
-    return fail ? route.fulfill({ status: 503, body: 'down' }) : route.continue();
+  await context.addInitScript(() => {
+    window.__t = {};
+    new MutationObserver(() => {
+      const now = performance.now();
+      if (!window.__t.seg && document.querySelector('[data-message-id]')) window.__t.seg = now;
+      if (!window.__t.json && document.querySelector('[data-testid=protocol-json]')) window.__t.json = now;
+      if (document.querySelector('[data-testid=split-loading]')) window.__t.loading = true;
+    }).observe(document, { childList: true, subtree: true });
   });
   await page.goto(`${BASE}/demo/d`);
-  await page.locator('[data-message-id]').first().waitFor();
-  const pane = page.locator('.pane.right');
-  await pane.getByTestId('split-loading').waitFor();
-  assert.equal(await pane.getByRole('status').first().textContent(), ' Loading…');
-  assert.equal(await page.getByTestId('protocol-json').count(), 0);
-  release();
   await page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
-  assert.equal(await page.getByTestId('split-loading').count(), 0);
-  // Tabs work as before: Raw shows the document.
+  const t = await page.evaluate(() => window.__t);
+  assert.ok(t.seg < t.json, `the conversation first (${t.seg} ms), then the panel (${t.json} ms)`);
+  assert.ok(!t.loading, 'the pane never said Loading…');
+  const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /split_protocol/.test(n)));
+  assert.deepEqual(fetched, [], 'no module of its own');
+  // Tabs work: Raw shows the document.
   await page.getByTestId('tab-raw').click();
   await page.waitForFunction(() => document.querySelector('[data-testid=protocol-json]')?.textContent.includes('"messages"'));
   assert.deepEqual(page.errors, []);
   await context.close();
-  // A fetch that fails: the conversation is there, the pane says so; Retry loads it.
-  const second = await newPage(browser);
-  fail = true;
-  await second.page.route(/split_protocol-[0-9a-f]{16}\.wasm$/, (route) => (fail ? route.fulfill({ status: 503, body: 'down' }) : route.continue()));
-  await second.page.goto(`${BASE}/demo/a`);
-  await second.page.locator('[data-message-id]').first().waitFor();
-  const failed = second.page.locator('.pane.right').getByTestId('split-failed');
-  await failed.waitFor();
-  assert.ok((await failed.textContent()).includes('Protocol panel could not be loaded'));
-  fail = false;
-  await failed.getByRole('button', { name: 'Retry' }).click();
-  await second.page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
-  await second.page.getByTestId('tab-openai').waitFor();
-  assert.deepEqual(second.page.errors, []);
-  await second.context.close();
 });
 
 test('split: the modules\' names and digests come in a manifest with the first split module, not with the first load; a failed or altered manifest says so and Retry recovers', async ({ browser }) => {
@@ -174,19 +160,23 @@ test('split: the modules\' names and digests come in a manifest with the first s
     return (await fetch(href)).text();
   });
   assert.ok(!/\.wasm"/.test(loader) && !/sha256-/.test(loader.replace(/integrity:"sha256-[^"]+"/, '')), 'the loader carries the manifest\'s digest only');
-  const failed = page.locator('.pane.right').getByTestId('split-failed');
+  // The panel is the app's own: it shows whatever the manifest does.
+  await page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
+  // The Budget tab's module needs the manifest: it says it could not be loaded.
+  await page.getByTestId('tab-budget').click();
+  const failed = page.getByTestId('split-failed');
   await failed.waitFor();
-  assert.ok((await failed.textContent()).includes('Protocol panel could not be loaded'));
+  assert.ok((await failed.textContent()).includes('Budget tab could not be loaded'));
   fail = 'altered';
   await failed.getByRole('button', { name: 'Retry' }).click();
-  // Refused: the console names the integrity check, and the pane says it failed again.
+  // Refused: the console names the integrity check, and the tab says it failed again.
   for (let i = 0; i < 100 && !seen.some((m) => /integrity/i.test(m)); i++) await page.waitForTimeout(100);
   await failed.waitFor();
-  assert.equal(await page.getByTestId('protocol-json').count(), 0, 'a manifest that is not the build\'s is refused');
+  assert.equal(await page.getByTestId('budget-summary').count(), 0, 'a manifest that is not the build\'s is refused');
   assert.ok(seen.some((m) => /integrity/i.test(m)), `the integrity check refused the manifest: ${seen.join(' | ')}`);
   fail = false;
-  await page.locator('.pane.right').getByTestId('split-failed').getByRole('button', { name: 'Retry' }).click();
-  await page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
+  await page.getByTestId('split-failed').getByRole('button', { name: 'Retry' }).click();
+  await page.getByTestId('budget-summary').waitFor({ timeout: 60000 });
   assert.deepEqual(page.errors, []);
   await context.close();
 });

@@ -107,42 +107,30 @@ test('links navigate in the page (no reload); back and forward follow; modifier 
   await context.close();
 });
 
-test('Markdown: plain text first, the module requested only after the first segment is painted, then rendered', async ({ browser }) => {
+test('Markdown: rendered when its message first enters the page, by the app\'s own module (no module of its own fetched)', async ({ browser }) => {
   const { context, page } = await newPage(browser);
-  // When the first segment enters the DOM, and the frame that paints it.
+  // The moment the message enters the DOM (the observer runs after the
+  // task that built it): is its Markdown HTML already?
   await context.addInitScript(() => {
     new MutationObserver((_, obs) => {
-      if (!document.querySelector('[data-message-id]')) return;
+      const seg = document.querySelector('[data-message-id="c-a1"]');
+      if (!seg) return;
       obs.disconnect();
-      window.__seg = { inserted: performance.now(), resources: performance.getEntriesByType('resource').map((e) => e.name) };
-      requestAnimationFrame(() => { window.__seg.frame = performance.now(); });
+      window.__first = { plain: !!seg.querySelector('.md-plain'), strong: !!seg.querySelector('.md strong') };
     }).observe(document, { childList: true, subtree: true });
   });
-  let release;
-  const held = new Promise((r) => { release = r; });
-  await page.route('**/pep-markdown.js', async (route) => { await held; await route.continue(); });
   await page.goto(`${BASE}/demo/c`);
-  await page.locator('[data-message-id="c-a1"]').waitFor();
-  // Until the module is there: the text as written, variables highlighted.
-  const a1 = page.locator('[data-message-id="c-a1"] .md');
-  assert.equal(await a1.getAttribute('class'), 'md md-plain');
-  assert.ok((await a1.textContent()).includes('**release-notes-writer**'));
-  assert.equal(await page.locator('.conversation .md strong').count(), 0);
-  release();
-  await page.locator('[data-message-id="c-a1"] .md:not(.md-plain) strong', { hasText: 'release-notes-writer' }).waitFor();
-  assert.equal(await page.locator('.conversation .md-plain').count(), 0, 'every text switched');
+  await page.locator('[data-message-id="c-a1"] .md strong', { hasText: 'release-notes-writer' }).waitFor();
+  assert.deepEqual(await page.evaluate(() => window.__first), { plain: false, strong: true }, 'rendered when it first enters the page');
+  assert.equal(await page.locator('.conversation .md-plain').count(), 0, 'no text waits as plain text');
   await page.locator('.conversation .md h2', { hasText: 'Lumen 4.2.0' }).waitFor();
-  const t = await page.evaluate(() => ({
-    seg: window.__seg,
-    md: performance.getEntriesByType('resource').filter((e) => /pep-markdown/.test(e.name)).map((e) => ({ name: e.name.replace(location.origin, ''), start: e.startTime })),
-  }));
-  assert.ok(!t.seg.resources.some((n) => /pep-markdown/.test(n)), 'nothing of the module before the first segment');
-  assert.deepEqual(t.md.map((m) => m.name.replace(/-[0-9a-f]{16}/, '')).sort(), ['/pep-markdown.js', '/pep-markdown_bg.wasm']);
-  for (const m of t.md) assert.ok(m.start >= t.seg.frame, `${m.name} requested at ${m.start} ms, before the frame painting the first segment (${t.seg.frame} ms)`);
-  // Demo A: a table. Client-side navigation does not load the module again.
+  // One WebAssembly module for the page (split modules come later, with other work).
+  const wasm = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)
+    .filter((p) => p.endsWith('.wasm') && !/-(?:split_\w+|chunk_\d+)-[0-9a-f]{16}\.wasm$/.test(p)));
+  assert.deepEqual(wasm.map((p) => p.replace(/-[0-9a-f]{16}/, '')), ['/pep-app_bg.wasm']);
+  // Demo A: a table, after a client-side navigation.
   await page.locator('a.demo-link', { hasText: 'A' }).click();
   await page.locator('[data-message-id="a-a1"] .md table').waitFor();
-  assert.equal(await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => /pep-markdown\.js/.test(e.name)).length), 1);
   assert.deepEqual(page.errors, []);
   await context.close();
 });
@@ -175,24 +163,6 @@ test('the app module compiles from <head>: downloaded once, handed to the loader
     assert.deepEqual(page.errors, []);
     await context.close();
   }
-});
-
-test('Markdown: when its module cannot load, texts stay plain and the app says so once', async ({ browser }) => {
-  const { context, page } = await newPage(browser);
-  await page.route('**/pep-markdown_bg.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
-  await page.goto(`${BASE}/demo/a`);
-  await page.locator('[data-message-id="a-a1"]').waitFor();
-  const notice = page.getByTestId('notice').filter({ hasText: 'Markdown is shown as plain text' });
-  await notice.waitFor();
-  await page.locator('a.demo-link', { hasText: 'C' }).click();
-  await page.locator('[data-message-id="c-a1"]').waitFor();
-  await page.waitForTimeout(500);
-  assert.equal(await notice.count(), 1, 'said once');
-  assert.ok(await page.locator('.conversation .md-plain').count() > 0);
-  assert.equal(await page.locator('.conversation .md:not(.md-plain)').count(), 0);
-  assert.ok((await page.locator('[data-message-id="c-a1"] .md').textContent()).includes('**release-notes-writer**'));
-  assert.deepEqual(page.errors, []);
-  await context.close();
 });
 
 test('a hostile envelope runs nothing', async ({ browser }) => {
