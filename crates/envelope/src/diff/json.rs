@@ -48,7 +48,7 @@ fn walk(a: &Value, b: &Value, path: String, out: &mut Vec<FieldChange>) {
         (Value::Array(x), Value::Array(y)) => {
             let kx: Vec<String> = x.iter().map(Value::to_string).collect();
             let ky: Vec<String> = y.iter().map(Value::to_string).collect();
-            for op in super::compare::align(&kx, &ky) {
+            for op in super::align::align(&kx, &ky) {
                 let (tag, ra, rb) = op.as_tag_tuple();
                 match tag {
                     similar::DiffTag::Equal => {}
@@ -122,7 +122,7 @@ pub fn render(changes: &[FieldChange]) -> String {
                 if a.len() + b.len() > 120 || a.contains('\n') || b.contains('\n') =>
             {
                 out.push_str(&format!("~ {path}\n"));
-                out.push_str(&super::line_diff(a, b, "    "));
+                out.push_str(&super::align::line_diff(a, b, "    "));
             }
             (Some(a), Some(b)) => out.push_str(&format!("~ {path}: {} → {}\n", short(a, 120), short(b, 120))),
             (None, None) => {}

@@ -25,6 +25,8 @@ use crate::display::thousands;
 use crate::types::Role;
 
 #[cfg(feature = "diff")]
+mod align;
+#[cfg(feature = "diff")]
 pub mod cache;
 #[cfg(feature = "diff")]
 mod compare;
@@ -32,7 +34,9 @@ mod compare;
 pub mod json;
 
 #[cfg(feature = "diff")]
-pub use compare::{compare, compare_in_full, line_diff, lines, load_any, render_text};
+pub use align::line_diff;
+#[cfg(feature = "diff")]
+pub use compare::{compare, compare_in_full, lines, load_any, render_text};
 
 /// One line of a line diff.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
