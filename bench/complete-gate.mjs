@@ -21,9 +21,12 @@ import { startServer } from './serve.mjs';
  * moved (bench/SIZE.md, "Session 11"). Session 11 (issue 24), Markdown and
  * the protocol panel in the app's module: 535,965 (`/demo/f`; before: 545,049
  * in 67 files, with the panel's module, its chunks and the Markdown module
- * fetched after the first paint).
+ * fetched after the first paint); then what the first screen does not need
+ * waiting for it (the secret detector, the semantic check), no f64 printing
+ * in the JSON view: 490,598 (`/demo/f`; `/` 482,032), as the full test run
+ * measured it.
  */
-export const BASELINE = 535_965;
+export const BASELINE = 490_598;
 /** The issue's target: 400 KB (1 KB = 1,000 bytes). */
 export const TARGET = 400_000;
 export const BUDGET = Number(process.env.SIZE_BUDGET) || (BASELINE <= TARGET ? TARGET : Math.round(BASELINE * 1.02));
