@@ -139,39 +139,37 @@ pub fn NotFound() -> impl IntoView {
     }
 }
 
-/// `/diff`: a lazy route; its code (`components::compare::COMPARE`) is a
-/// split module, fetched on the first visit ("Loading…" meanwhile, an error
-/// with Retry if it cannot be fetched).
-pub struct CompareRoute;
+/// A lazy route whose view is a split view: fetched on the route's first
+/// visit (or when the router preloads it), "Loading…" meanwhile, an error
+/// with Retry if it cannot be fetched (`split::deferred`).
+macro_rules! split_route {
+    ($(#[$doc:meta])* $name:ident, $split:path) => {
+        $(#[$doc])*
+        pub struct $name;
 
-impl LazyRoute for CompareRoute {
-    fn data() -> Self {
-        CompareRoute
-    }
+        impl LazyRoute for $name {
+            fn data() -> Self {
+                $name
+            }
 
-    async fn view(_: Self) -> AnyView {
-        crate::split::deferred(crate::components::compare::COMPARE).into_any()
-    }
+            async fn view(_: Self) -> AnyView {
+                crate::split::deferred($split).into_any()
+            }
 
-    async fn preload() {
-        let _ = (crate::components::compare::COMPARE.load)().await;
-    }
+            async fn preload() {
+                let _ = ($split.load)().await;
+            }
+        }
+    };
 }
 
-/// `/template`: a lazy route over the split module of
-/// `components::template::TEMPLATE`, as [`CompareRoute`].
-pub struct TemplateRoute;
-
-impl LazyRoute for TemplateRoute {
-    fn data() -> Self {
-        TemplateRoute
-    }
-
-    async fn view(_: Self) -> AnyView {
-        crate::split::deferred(crate::components::template::TEMPLATE).into_any()
-    }
-
-    async fn preload() {
-        let _ = (crate::components::template::TEMPLATE.load)().await;
-    }
-}
+split_route!(
+    /// `/diff`, over the split view `components::compare::COMPARE`.
+    CompareRoute,
+    crate::components::compare::COMPARE
+);
+split_route!(
+    /// `/template`, over the split view `components::template::TEMPLATE`.
+    TemplateRoute,
+    crate::components::template::TEMPLATE
+);
