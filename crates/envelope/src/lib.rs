@@ -43,6 +43,7 @@ pub mod search;
 pub mod secrets;
 pub mod share;
 pub mod skill;
+pub mod sniff;
 pub mod template;
 pub mod term;
 #[cfg(feature = "tokenizer")]

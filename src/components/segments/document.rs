@@ -67,10 +67,18 @@ pub fn DocumentSegment(segment: Document) -> impl IntoView {
                     {segment.file_id.clone().map(|f| view! {
                         <div class="doc-ref"><span class="label">"File id "</span><span class="doc-ref-val">{envelope::display::shown(&f).into_owned()}</span></div>
                     })}
-                    {segment.data.as_ref().map(|d| view! {
-                        <div class="doc-ref doc-data" data-testid="doc-data">
-                            {format!("base64 data kept · {} (not shown)", crate::format::count(d.len(), "char"))}
-                        </div>
+                    {segment.data.as_ref().map(|d| {
+                        let sniffed = envelope::sniff::mismatch(Some(&segment.mime_type), envelope::sniff::sniff_base64(d));
+                        view! {
+                            <div class="doc-ref doc-data" data-testid="doc-data">
+                                {format!("base64 data kept · {} (not shown)", crate::format::count(d.len(), "char"))}
+                            </div>
+                            {sniffed.map(|a| view! {
+                                <div class="media-sniffed" data-testid="media-sniffed">
+                                    {format!("The bytes are {} ({}), not the declared type.", a.name, a.mime)}
+                                </div>
+                            })}
+                        }
                     })}
                     <p class="doc-snippet"><VarText text=segment.snippet.clone()/></p>
                 </div>

@@ -43,12 +43,14 @@ pub fn MediaView(
         MediaType::Video => Icon::Video,
     };
     let allowed = src_allowed(media_type, &url);
+    let inline = InlineData::read(&url);
     // Remote media waits for the user's consent (state::RemoteConsent):
     // until then no `src` points at another host.
     let remote = allowed && envelope::markdown::is_remote(&url);
     let consent = RemoteConsent::expect();
     let card = {
-        let (url, alt) = (url.clone(), alt.clone());
+        let (url, alt) = (inline.as_ref().map_or_else(|| url.clone(), |d| d.label.clone()), alt.clone());
+        let inline = inline.clone();
         move || {
             view! {
                 <div class="media-card">
@@ -57,6 +59,7 @@ pub fn MediaView(
                         <div class="media-type">{media_type.as_str()}</div>
                         <div class="media-url">{url.clone()}</div>
                         {(!alt.is_empty()).then(|| view! { <div class="media-alt">{alt.clone()}</div> })}
+                        {mismatch_note(&inline)}
                     </div>
                 </div>
             }
@@ -78,7 +81,7 @@ pub fn MediaView(
     };
     let build = move || match (media_type, allowed) {
         (MediaType::Image, true) => {
-            let (url, alt, card) = (url.clone(), alt.clone(), card.clone());
+            let (url, alt, card, inline) = (url.clone(), alt.clone(), card.clone(), inline.clone());
             view! {
                 {move || if failed.get() {
                     card().into_any()
@@ -88,6 +91,7 @@ pub fn MediaView(
                             <img src=url.clone() alt=alt.clone() loading="lazy" referrerpolicy="no-referrer"
                                 on:error=move |_| failed.set(true)/>
                             {(!alt.is_empty()).then(|| view! { <figcaption>{alt.clone()}</figcaption> })}
+                            {mismatch_note(&inline)}
                         </figure>
                     }.into_any()
                 }}
@@ -111,4 +115,54 @@ pub fn MediaView(
         _ => card().into_any(),
     };
     move || if !remote || consent.allowed() { build().into_any() } else { held().into_any() }
+}
+
+/// A `data:` URL as the page shows it: never its base64 text, but its
+/// declared type and size, and the type its bytes have when that differs.
+#[derive(Clone, Debug, PartialEq)]
+struct InlineData {
+    /// "data: image/png · 12.3 KB".
+    label: String,
+    /// "The bytes are JPEG (image/jpeg), not image/png as declared."
+    mismatch: Option<String>,
+}
+
+impl InlineData {
+    fn read(url: &str) -> Option<InlineData> {
+        let d = envelope::sniff::data_url(url)?;
+        let declared = d.declared.map(|t| envelope::display::shown(t).into_owned());
+        let label = format!(
+            "data: {} · {}",
+            declared.as_deref().unwrap_or("no declared type"),
+            crate::components::segments::document::human_size(d.byte_len() as u64)
+        );
+        let mismatch = d.mismatch().map(|a| match &declared {
+            Some(t) => format!("The bytes are {} ({}), not {t} as declared.", a.name, a.mime),
+            None => format!("The bytes are {} ({}).", a.name, a.mime),
+        });
+        Some(InlineData { label, mismatch })
+    }
+}
+
+fn mismatch_note(inline: &Option<InlineData>) -> Option<impl IntoView> {
+    let note = inline.as_ref()?.mismatch.clone()?;
+    Some(view! { <div class="media-sniffed" data-testid="media-sniffed">{note}</div> })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::InlineData;
+
+    #[test]
+    fn inline_data_is_labelled_never_shown() {
+        // A JPEG declared as PNG, 18 bytes.
+        let url = "data:image/png;base64,/9j/4AAQSkZJRgABAQEASABI";
+        let d = InlineData::read(url).unwrap();
+        assert_eq!(d.label, "data: image/png · 18 B");
+        assert_eq!(d.mismatch.as_deref(), Some("The bytes are JPEG (image/jpeg), not image/png as declared."));
+        assert!(!d.label.contains("/9j/"));
+        let ok = InlineData::read("data:image/jpeg;base64,/9j/4AAQSkZJRgABAQEASABI").unwrap();
+        assert_eq!(ok.mismatch, None);
+        assert_eq!(InlineData::read("https://example.com/a.png"), None);
+    }
 }
