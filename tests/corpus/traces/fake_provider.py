@@ -262,6 +262,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.openai_chat(raw, body or {}, forced)
             if path == "/v1/responses":
                 return self.openai_responses(raw, body or {}, forced)
+            if path == "/v1/messages/batches":
+                return self.anthropic_batch(raw, body or {})
             if path == "/v1/messages":
                 return self.anthropic(raw, body or {}, forced)
             m = re.match(r"^/v1(?:beta|alpha|)/models/([^:]+):(generateContent|streamGenerateContent)$", path)
@@ -526,6 +528,21 @@ class Handler(BaseHTTPRequestHandler):
         self._sse({"type": "message_delta", "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None}, "usage": {"output_tokens": msg["usage"]["output_tokens"]}}, "message_delta")
         self._sse({"type": "message_stop"}, "message_stop")
         self._end_stream()
+
+    def anthropic_batch(self, raw, body):
+        n = len(body.get("requests") or [])
+        self._send_json({
+            "id": call_id("msgbatch_01", raw, 0),
+            "type": "message_batch",
+            "processing_status": "in_progress",
+            "request_counts": {"processing": n, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0},
+            "ended_at": None,
+            "created_at": "2025-05-01T12:00:00Z",
+            "expires_at": "2025-05-02T12:00:00Z",
+            "archived_at": None,
+            "cancel_initiated_at": None,
+            "results_url": None,
+        })
 
     # -- Gemini ----------------------------------------------------------------------------
     def gemini(self, raw, body, model, stream, forced):
