@@ -35,6 +35,8 @@ pub mod markdown;
 pub mod number;
 pub mod parse;
 pub mod parts;
+#[cfg(feature = "recorded")]
+pub mod recorded;
 #[cfg(feature = "templates")]
 pub mod promptpoet;
 pub mod remote;

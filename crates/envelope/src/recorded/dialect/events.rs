@@ -1,0 +1,289 @@
+//! GenAI semantic conventions v1.30-era events: one log record (or span
+//! event) per message, in the order sent, then one `gen_ai.choice` per
+//! choice of the reply. The event's name is the record's `eventName` or its
+//! `event.name` attribute; its body holds the message:
+//!
+//! | event (body) | envelope |
+//! |---|---|
+//! | `gen_ai.system.message` (`content`) | a system message |
+//! | `gen_ai.user.message` (`content`: text, or content parts) | a user message |
+//! | `gen_ai.assistant.message` (`content`, `tool_calls[]`: `id`, `function.name`, `function.arguments`) | an assistant message with `tool_call_request`s |
+//! | `gen_ai.tool.message` (`content`, `id`) | a `tool_call_result` answering call `id` |
+//! | `gen_ai.choice` (`index`, `finish_reason`, `message`) | the call's output |
+//! | a body's `role` other than the event's | the message's `providerRole` |
+//!
+//! Content parts (a list `content`) are read as the OpenAI and Anthropic
+//! SDKs write them: `text`, `image_url` (a data URL as inline bytes),
+//! `input_audio`, `image` / `document` with a base64 `source`, and
+//! `tool_use` / `tool_result`; other parts are provider blocks or notices.
+
+use serde_json::{Map, Value};
+
+use super::{record_path, Read};
+use crate::recorded::build::{as_text, Conv};
+use crate::recorded::otlp::{LogRecord, Span};
+use crate::recorded::{At, Dialect};
+use crate::types::{MessageExt, RequestFormat, Role, Segment};
+
+const MESSAGE_EVENTS: [&str; 5] = [
+    "gen_ai.system.message",
+    "gen_ai.user.message",
+    "gen_ai.assistant.message",
+    "gen_ai.tool.message",
+    "gen_ai.choice",
+];
+
+pub fn is_message_event(name: &str) -> bool {
+    MESSAGE_EVENTS.contains(&name)
+}
+
+/// One event: name, body, where.
+struct Ev {
+    name: String,
+    body: Value,
+    path: String,
+}
+
+pub(crate) fn read(span: Option<&Span>, records: &[(At, LogRecord)], format: Option<RequestFormat>) -> Read {
+    let mut evs: Vec<Ev> = Vec::new();
+    if let Some(s) = span {
+        for e in &s.events {
+            if is_message_event(&e.name) {
+                // A span event has no body: its attributes are the body's fields.
+                let body: Map<String, Value> = e
+                    .attributes
+                    .iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "gen_ai.system" | "gen_ai.provider.name" | "event.name"))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                evs.push(Ev {
+                    name: e.name.clone(),
+                    body: Value::Object(body),
+                    path: format!("{}.attributes", e.path),
+                });
+            }
+        }
+    }
+    for (at, r) in records {
+        if let Some(name) = r.event_name.as_deref().filter(|n| is_message_event(n)) {
+            let body = match &r.body {
+                // Some writers put the body's JSON text in a string.
+                Value::String(s) => serde_json::from_str::<Value>(s)
+                    .ok()
+                    .filter(Value::is_object)
+                    .unwrap_or_else(|| serde_json::json!({ "content": s })),
+                other => other.clone(),
+            };
+            evs.push(Ev { name: name.to_string(), body, path: format!("{}.body", record_path(at, r)) });
+        }
+    }
+    let mut r = Read::new(Dialect::GenaiEvents);
+    let mut conv = Conv::new(format);
+    let mut out = Conv::new(format);
+    let mut choices = 0;
+    let mut captured = false;
+    for ev in &evs {
+        let body = match &ev.body {
+            Value::Object(o) => o.clone(),
+            Value::Null => Map::new(),
+            other => {
+                conv.unplaced(&ev.path, other);
+                continue;
+            }
+        };
+        let (role, known): (Role, &[&str]) = match ev.name.as_str() {
+            "gen_ai.system.message" => (Role::System, &["content", "role"]),
+            "gen_ai.user.message" => (Role::User, &["content", "role"]),
+            "gen_ai.assistant.message" => (Role::Assistant, &["content", "role", "tool_calls"]),
+            "gen_ai.tool.message" => (Role::Tool, &["content", "role", "id"]),
+            _ => {
+                // gen_ai.choice
+                choices += 1;
+                for (k, v) in &body {
+                    if !["index", "finish_reason", "message", "tool_calls"].contains(&k.as_str()) {
+                        out.unplaced(format!("{}.{k}", ev.path), v);
+                    }
+                }
+                if let Some(reason) = body.get("finish_reason") {
+                    r.finish_reasons.push(as_text(reason));
+                }
+                let mut message = body.get("message").and_then(Value::as_object).cloned().unwrap_or_default();
+                if let Some(calls) = body.get("tool_calls") {
+                    message.entry("tool_calls").or_insert_with(|| calls.clone());
+                }
+                if message.contains_key("content") || message.contains_key("tool_calls") {
+                    captured = true;
+                }
+                message_of(
+                    &mut out,
+                    &format!("{}.message", ev.path),
+                    Role::Assistant,
+                    &message,
+                    &["content", "role", "tool_calls"],
+                );
+                continue;
+            }
+        };
+        if body.contains_key("content") || body.contains_key("tool_calls") {
+            captured = true;
+        }
+        message_of(&mut conv, &ev.path, role, &body, known);
+    }
+    if captured {
+        r.conv = Some(conv);
+        if choices > 0 {
+            r.output = Some(out);
+        }
+    } else {
+        r.notices.extend(conv.notices);
+    }
+    r
+}
+
+/// One message from an event's body.
+fn message_of(conv: &mut Conv, path: &str, role: Role, body: &Map<String, Value>, known: &[&str]) {
+    for (k, v) in body {
+        if !known.contains(&k.as_str()) {
+            conv.unplaced(format!("{path}.{k}"), v);
+        }
+    }
+    let mut ext = MessageExt::default();
+    if let Some(actual) = body.get("role").and_then(Value::as_str) {
+        if actual != role.as_str() {
+            ext.provider_role = Some(actual.to_string());
+        }
+    }
+    let content = body.get("content").unwrap_or(&Value::Null);
+    let mut segs: Vec<Segment> = Vec::new();
+    if role == Role::Tool {
+        let id = body.get("id").and_then(Value::as_str);
+        segs.push(conv.result(id, None, content));
+        conv.push(Role::Tool, segs, ext);
+        return;
+    }
+    let mut results: Vec<Segment> = Vec::new();
+    match content {
+        Value::Null => {}
+        Value::String(s) => segs.extend(conv.text(s, role)),
+        Value::Array(parts) => {
+            ext.content_parts = true;
+            for (j, part) in parts.iter().enumerate() {
+                content_part(conv, &format!("{path}.content[{j}]"), role, part, &mut segs, &mut results);
+            }
+        }
+        other => conv.unplaced(format!("{path}.content"), other),
+    }
+    if let Some(Value::Array(calls)) = body.get("tool_calls") {
+        for (j, c) in calls.iter().enumerate() {
+            let p = format!("{path}.tool_calls[{j}]");
+            let Some(c) = c.as_object() else {
+                conv.unplaced(p, c);
+                continue;
+            };
+            let f = c.get("function").and_then(Value::as_object);
+            let name = f.and_then(|f| f.get("name")).or_else(|| c.get("name")).and_then(Value::as_str).unwrap_or("");
+            let args = f.and_then(|f| f.get("arguments")).or_else(|| c.get("arguments"));
+            let id = c.get("id").and_then(Value::as_str);
+            segs.push(conv.call(&p, id, name, args));
+            for (k, v) in c {
+                if !["id", "type", "function", "name", "arguments"].contains(&k.as_str()) {
+                    conv.unplaced(format!("{p}.{k}"), v);
+                }
+            }
+        }
+    }
+    if !results.is_empty() {
+        conv.push(Role::Tool, results, MessageExt::default());
+        if !segs.is_empty() {
+            ext.continues = true;
+            conv.push(role, segs, ext);
+        }
+        return;
+    }
+    conv.push(role, segs, ext);
+}
+
+/// A content part as the provider SDKs write them (also OpenLLMetry's).
+pub(crate) fn content_part_public(
+    conv: &mut Conv,
+    path: &str,
+    role: Role,
+    part: &Value,
+    segs: &mut Vec<Segment>,
+    results: &mut Vec<Segment>,
+) {
+    content_part(conv, path, role, part, segs, results)
+}
+
+fn content_part(
+    conv: &mut Conv,
+    path: &str,
+    role: Role,
+    part: &Value,
+    segs: &mut Vec<Segment>,
+    results: &mut Vec<Segment>,
+) {
+    let Some(o) = part.as_object() else {
+        match part {
+            Value::String(s) => segs.extend(conv.text(s, role)),
+            other => conv.unplaced(path, other),
+        }
+        return;
+    };
+    let ty = o.get("type").and_then(Value::as_str).unwrap_or("");
+    let s = |k: &str| o.get(k).and_then(Value::as_str);
+    match ty {
+        "text" | "input_text" | "output_text" | "" if s("text").is_some() => {
+            segs.extend(conv.text(s("text").unwrap_or(""), role))
+        }
+        "image_url" => {
+            let url = o.get("image_url").and_then(|i| i.get("url").or(Some(i))).and_then(Value::as_str).unwrap_or("");
+            segs.extend(data_url_or_uri(conv, path, Some("image"), url));
+        }
+        "image" | "document" if o.get("source").is_some_and(Value::is_object) => {
+            let src = o.get("source").and_then(Value::as_object).cloned().unwrap_or_default();
+            let st = |k: &str| src.get(k).and_then(Value::as_str);
+            let modality = (ty == "image").then_some("image");
+            match st("type") {
+                Some("base64") => segs.extend(conv.blob(path, modality, st("media_type"), st("data").unwrap_or(""))),
+                Some("url") => segs.push(conv.uri(modality, st("media_type"), st("url").unwrap_or(""))),
+                _ => segs.extend(conv.block(path, o)),
+            }
+        }
+        "input_audio" => {
+            let a = o.get("input_audio").and_then(Value::as_object).cloned().unwrap_or_default();
+            let mime = a.get("format").and_then(Value::as_str).map(|f| format!("audio/{f}"));
+            segs.extend(conv.blob(
+                path,
+                Some("audio"),
+                mime.as_deref(),
+                a.get("data").and_then(Value::as_str).unwrap_or(""),
+            ));
+        }
+        "tool_use" => segs.push(conv.call(path, s("id"), s("name").unwrap_or(""), o.get("input"))),
+        "tool_result" => {
+            let content = o.get("content").cloned().unwrap_or(Value::Null);
+            let text = match &content {
+                Value::Array(blocks) => {
+                    blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n\n")
+                }
+                other => as_text(other),
+            };
+            results.push(conv.result(s("tool_use_id"), None, &Value::String(text)));
+        }
+        _ => segs.extend(conv.block(path, o)),
+    }
+}
+
+/// An image given by URL: inline bytes for a `data:` URL, media by URL otherwise.
+pub(crate) fn data_url_or_uri(conv: &mut Conv, path: &str, modality: Option<&str>, url: &str) -> Option<Segment> {
+    if let Some(rest) = url.strip_prefix("data:") {
+        if let Some((meta, data)) = rest.split_once(',') {
+            if meta.ends_with(";base64") {
+                let mime = meta.split(';').next().filter(|m| !m.is_empty());
+                return conv.blob(path, modality, mime, data);
+            }
+        }
+    }
+    Some(conv.uri(modality, None, url))
+}

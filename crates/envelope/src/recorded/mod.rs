@@ -1,0 +1,879 @@
+//! Recorded calls (feature `recorded`): files that hold many model calls —
+//! OpenTelemetry traces and logs, batch files, JSON Lines of request bodies —
+//! read into a list of [`Call`]s, each an envelope plus what was recorded
+//! around it. Provider-neutral: the request formats are the importers'
+//! ([`crate::import`]), the telemetry dialects are [`dialect`]'s.
+//!
+//! # What a call is
+//!
+//! One request to a model, as one recording holds it:
+//! - a span an instrumentation made for an LLM request (OpenTelemetry GenAI
+//!   `chat` / `text_completion` / `generate_content`, OpenLLMetry
+//!   `llm.request.type` `chat` / `completion`, OpenInference span kind `LLM`)
+//!   together with the log-record or span events of that span (joined by
+//!   `traceId` + `spanId`). A span that is not such a request — an HTTP span,
+//!   an agent, tool, workflow or embeddings span, a framework's span without
+//!   a model call — is **not** a call (counted in [`Finished::skipped_spans`]);
+//! - log events whose span never came (events-only call, with a notice);
+//! - a line of an OpenAI Batch input file, a request of an Anthropic Message
+//!   Batch, a line (or a whole file) holding a request body or an envelope.
+//!
+//! Its identity is [`At`]: the file, the line (JSON Lines), the index within
+//! a document of many requests, the trace and span ids, the batch
+//! `custom_id`.
+//!
+//! # What a call holds
+//!
+//! [`Call::content`] is the request as an [`Envelope`] — or
+//! [`Content::NotCaptured`] when the recording has no messages, with how to
+//! turn capture on for that dialect (`Dialect::capture_hint`). The envelope's
+//! `source` is the provider's request format where the recording says which
+//! (`gen_ai.provider.name` `openai` → OpenAI Chat, …), so exporting it to
+//! that format gives the request again (for a body read from a batch file or
+//! OpenInference `input.value`: the very request, by the importers' round-trip
+//! law). [`Call::output`] is the model's reply as recorded — **not** part of
+//! the request, never in the envelope. [`Call::usage`] is the token counts as
+//! the recording states them (to show beside a count of our own).
+//! [`Call::notices`] lists every recorded field that has no place in the
+//! envelope, with its path (nothing is dropped silently);
+//! [`Call::errors`] lists what makes the envelope invalid (a tool result
+//! whose call the recording lost, …): the call is still listed.
+//!
+//! # Reading
+//!
+//! - [`read`]: whole files → every call, sorted by start time (calls without
+//!   one — batch lines, request bodies — after the timed ones, in input
+//!   order). Errors that make a file or a line unreadable (not JSON, not
+//!   OTLP, a batch line whose body is no request) come back together, each
+//!   with where ([`At`] + a JSON path) and what.
+//! - [`Reader`]: one line at a time, for JSON Lines too big to hold
+//!   ([`Reader::line`] answers the calls that line completes). Spans carrying
+//!   their messages as attributes (current GenAI semconv, OpenLLMetry,
+//!   OpenInference) are complete in their line. Messages recorded as log
+//!   events (GenAI v1.30 events, the `gen_ai.client.inference.operation.details`
+//!   event) join their span from another line or file: until both are read,
+//!   the span (its attributes only) or the events wait in the reader.
+//!   [`Reader::new`] holds them until [`Reader::finish`] (a trace file and
+//!   its log file given one after the other: memory grows with the spans
+//!   that wait for their events, about a kilobyte each, and the events that
+//!   wait for their span); [`Reader::windowed`]`(n)` gives each up to `n`
+//!   lines to find its partner and then lets it go (a span as not captured,
+//!   events as an events-only call): constant memory, for a Collector file
+//!   that interleaves both signals. It also remembers the ids of the last
+//!   calls emitted (all of them for `new`: 64 bytes a call; `n` lines' worth
+//!   when windowed) so that events arriving after their call was emitted are
+//!   counted ([`Finished::late_events`]) rather than made a second call.
+//!
+//! A file is JSON Lines when its first line is a JSON value on its own
+//! ([`is_json_lines`]); otherwise it is one JSON document (an OTLP request
+//! as a pretty-printed file, an Anthropic batch, one request body).
+//!
+//! [`Call::summary`] gives a [`Row`]: what a table of calls shows, small and
+//! serde both ways (the app's worker sends rows to the page), without the
+//! envelope.
+
+pub mod batch;
+pub(crate) mod build;
+pub mod dialect;
+pub mod otlp;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::diag::{Diagnostic, Notice};
+use crate::import::Format;
+use crate::types::{Envelope, Message, Role, Segment};
+
+/// Where a call (or an error) came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct At {
+    /// The file's name as given.
+    pub file: String,
+    /// The 1-based line, in a JSON Lines file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// The 0-based position among the requests of one document (an
+    /// Anthropic batch's `requests[i]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u64>,
+    /// Lowercase hex.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<String>,
+    /// Lowercase hex.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_id: Option<String>,
+    /// A batch request's `custom_id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_id: Option<String>,
+}
+
+impl At {
+    pub fn file(name: &str) -> At {
+        At { file: name.to_string(), ..At::default() }
+    }
+
+    pub fn line(name: &str, line: Option<u64>) -> At {
+        At { file: name.to_string(), line, ..At::default() }
+    }
+}
+
+impl fmt::Display for At {
+    /// `traces.jsonl:12 trace 4bf9… span 00f0…`, `batch.jsonl:3 custom_id "r-1"`,
+    /// `anthropic.json requests[2]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.file)?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+        }
+        if let Some(i) = self.index {
+            write!(f, " requests[{i}]")?;
+        }
+        if let Some(t) = &self.trace_id {
+            write!(f, " trace {t}")?;
+        }
+        if let Some(s) = &self.span_id {
+            write!(f, " span {s}")?;
+        }
+        if let Some(c) = &self.custom_id {
+            write!(f, " custom_id {}", serde_json::Value::String(c.clone()))?;
+        }
+        Ok(())
+    }
+}
+
+/// How a call was recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// A request body (or an envelope) of this format, on its own.
+    Request(Format),
+    /// A line of an OpenAI Batch input file (`custom_id`, `method`, `url`, `body`).
+    OpenaiBatch,
+    /// A request of an Anthropic Message Batch (`custom_id`, `params`).
+    AnthropicBatch,
+    /// OpenTelemetry GenAI semantic conventions, current: `gen_ai.input.messages`,
+    /// `gen_ai.system_instructions`, `gen_ai.tool.definitions`,
+    /// `gen_ai.output.messages` on the span or on the
+    /// `gen_ai.client.inference.operation.details` event.
+    Genai,
+    /// GenAI semantic conventions v1.30-era events: `gen_ai.system.message`,
+    /// `gen_ai.user.message`, `gen_ai.assistant.message`, `gen_ai.tool.message`,
+    /// `gen_ai.choice`.
+    GenaiEvents,
+    /// OpenLLMetry (Traceloop): `gen_ai.prompt.{i}.*`, `gen_ai.completion.{i}.*`,
+    /// `llm.request.functions.{i}.*`.
+    Openllmetry,
+    /// OpenInference (Arize): `llm.input_messages.{i}.message.*`, `llm.tools.*`,
+    /// `llm.invocation_parameters`, `input.value`.
+    Openinference,
+}
+
+impl Dialect {
+    /// A stable code: `genai`, `genai-events`, `openllmetry`, `openinference`,
+    /// `openai-batch`, `anthropic-batch`, `request:openai` (`request:` and the
+    /// format's `--from` code).
+    pub fn code(self) -> String {
+        match self {
+            Dialect::Request(f) => format!("request:{}", f.code()),
+            other => other.static_code().to_string(),
+        }
+    }
+
+    fn static_code(self) -> &'static str {
+        match self {
+            Dialect::Request(_) => "request",
+            Dialect::OpenaiBatch => "openai-batch",
+            Dialect::AnthropicBatch => "anthropic-batch",
+            Dialect::Genai => "genai",
+            Dialect::GenaiEvents => "genai-events",
+            Dialect::Openllmetry => "openllmetry",
+            Dialect::Openinference => "openinference",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<Dialect> {
+        if let Some(f) = code.strip_prefix("request:") {
+            return Format::from_code(f).map(Dialect::Request);
+        }
+        [
+            Dialect::OpenaiBatch,
+            Dialect::AnthropicBatch,
+            Dialect::Genai,
+            Dialect::GenaiEvents,
+            Dialect::Openllmetry,
+            Dialect::Openinference,
+        ]
+        .into_iter()
+        .find(|d| d.static_code() == code)
+    }
+
+    /// What people call it: "GenAI semconv", "OpenLLMetry", "OpenAI Chat request", ….
+    pub fn label(self) -> String {
+        match self {
+            Dialect::Request(f) => format!("{} request", f.label()),
+            Dialect::OpenaiBatch => "OpenAI Batch".into(),
+            Dialect::AnthropicBatch => "Anthropic Message Batch".into(),
+            Dialect::Genai => "GenAI semconv".into(),
+            Dialect::GenaiEvents => "GenAI events (v1.30)".into(),
+            Dialect::Openllmetry => "OpenLLMetry".into(),
+            Dialect::Openinference => "OpenInference".into(),
+        }
+    }
+
+    /// How to make the instrumentation record the messages (for a call
+    /// recorded without them).
+    pub fn capture_hint(self) -> &'static str {
+        match self {
+            Dialect::Genai => {
+                "set OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and \
+                 OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY (or EVENT_ONLY, SPAN_AND_EVENT) \
+                 in the instrumented process"
+            }
+            Dialect::GenaiEvents => {
+                "set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true in the instrumented process, \
+                 and export its logs (the messages are log-record events) with the traces"
+            }
+            Dialect::Openllmetry => {
+                "set TRACELOOP_TRACE_CONTENT=true in the instrumented process (or trace_content=True in Traceloop.init)"
+            }
+            Dialect::Openinference => {
+                "set OPENINFERENCE_HIDE_INPUTS=false, OPENINFERENCE_HIDE_INPUT_MESSAGES=false and \
+                 OPENINFERENCE_HIDE_OUTPUT_MESSAGES=false in the instrumented process (or TraceConfig(hide_inputs=False, …))"
+            }
+            Dialect::Request(_) | Dialect::OpenaiBatch | Dialect::AnthropicBatch => {
+                "a request body always holds its messages"
+            }
+        }
+    }
+}
+
+impl Serialize for Dialect {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.code())
+    }
+}
+
+impl<'de> Deserialize<'de> for Dialect {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let code = String::deserialize(d)?;
+        Dialect::from_code(&code).ok_or_else(|| serde::de::Error::custom(format!("unknown dialect `{code}`")))
+    }
+}
+
+/// The request, or why it is not there.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Content {
+    /// The request as recorded.
+    Captured(Box<Envelope>),
+    /// The recording has the call but not its messages.
+    NotCaptured {
+        /// How to turn capture on ([`Dialect::capture_hint`]).
+        how: String,
+        /// The settings the recording does state (`temperature`, …), as the
+        /// envelope's `params` would hold them.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        params: Option<Map<String, Value>>,
+    },
+}
+
+/// The model's reply as recorded: output, not part of the request.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Output {
+    /// The reply's messages (assistant; one per choice), ids `o1`, `o2`, …
+    pub messages: Vec<Message>,
+    /// Per message, as recorded (`stop`, `tool_calls`, `length`, …).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub finish_reasons: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_model: Option<String>,
+}
+
+/// Token counts as the recording states them (`gen_ai.usage.*`,
+/// `llm.token_count.*`, …); `None` where it states nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// Input tokens served from the provider's prompt cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read_input_tokens: Option<u64>,
+    /// Input tokens written to the provider's prompt cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_creation_input_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_output_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<u64>,
+}
+
+impl Usage {
+    pub fn is_empty(&self) -> bool {
+        *self == Usage::default()
+    }
+}
+
+/// One recorded model call.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Call {
+    pub at: At,
+    /// Unix nanoseconds (a span's start, an event's time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_ns: Option<u64>,
+    /// The span's name (`chat gpt-4o`, `openai.chat`, `ChatCompletion`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `gen_ai.provider.name` / `gen_ai.system` / `llm.provider` as recorded
+    /// (`openai`, `anthropic`, `aws.bedrock`, …); for a body, its format's provider.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The model requested (or, when the request's is not recorded, the one that answered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub dialect: Dialect,
+    pub content: Content,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<Output>,
+    #[serde(skip_serializing_if = "Usage::is_empty")]
+    pub usage: Usage,
+    /// The span failed (`status.code` ERROR): its message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_status: Option<String>,
+    /// Recorded fields with no place in the envelope, each with its path
+    /// (`attributes["gen_ai.prompt.0.foo"]`, `body.metadata`, a log record's
+    /// `file:line resourceLogs[0]…`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<Notice>,
+    /// Why the envelope made is invalid (paths into the envelope); empty
+    /// for a valid one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<Diagnostic>,
+}
+
+impl Call {
+    /// The request, when captured.
+    pub fn envelope(&self) -> Option<&Envelope> {
+        match &self.content {
+            Content::Captured(e) => Some(e),
+            Content::NotCaptured { .. } => None,
+        }
+    }
+
+    pub fn duration_ns(&self) -> Option<u64> {
+        Some(self.end_ns?.saturating_sub(self.start_ns?))
+    }
+
+    /// The row a table of calls shows. Linear in the last user message only.
+    pub fn summary(&self) -> Row {
+        let env = self.envelope();
+        Row {
+            at: self.at.clone(),
+            start_ns: self.start_ns,
+            duration_ns: self.duration_ns(),
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            dialect: self.dialect,
+            captured: env.is_some(),
+            messages: env.map_or(0, |e| e.messages.len() as u32),
+            input_tokens: self.usage.input_tokens,
+            output_tokens: self.usage.output_tokens,
+            last_user: env.and_then(last_user_text).map(|t| one_line(t, ROW_TEXT_CHARS)),
+            notices: self.notices.len() as u32,
+            errors: self.errors.len() as u32,
+        }
+    }
+}
+
+/// How many characters of the last user text a [`Row`] keeps.
+pub const ROW_TEXT_CHARS: usize = 160;
+
+/// A text on one line (white-space runs as one space, trimmed), its first
+/// `max` characters, then `…`.
+pub fn one_line(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    for word in text.split_whitespace() {
+        let space = !out.is_empty();
+        for c in std::iter::once(' ').filter(|_| space).chain(word.chars()) {
+            if count == max {
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            count += 1;
+        }
+    }
+    out
+}
+
+/// The text of the last user message's last text segment.
+fn last_user_text(e: &Envelope) -> Option<&str> {
+    let m = e.messages.iter().rev().find(|m| m.role == Role::User)?;
+    m.segments.iter().rev().find_map(|s| match s {
+        Segment::Text(t) => Some(t.content.as_str()),
+        Segment::LongText(t) => Some(t.content.as_str()),
+        _ => None,
+    })
+}
+
+/// A call as a table shows it (`pep calls`, the app's Calls view): no envelope.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Row {
+    pub at: At,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_ns: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ns: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub dialect: Dialect,
+    pub captured: bool,
+    /// The request's messages (0 when not captured).
+    pub messages: u32,
+    /// As recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// The last user text, its first [`ROW_TEXT_CHARS`] characters on one line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_user: Option<String>,
+    pub notices: u32,
+    pub errors: u32,
+}
+
+/// What makes a file or a line unreadable, and where.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Error {
+    pub at: At,
+    /// A JSON path within the line or document (`resourceSpans[0]…traceId`,
+    /// `body.messages[2]`), or `line L column C` for a syntax error; empty
+    /// for the whole.
+    pub path: String,
+    pub message: String,
+}
+
+impl Error {
+    pub fn new(at: At, path: impl Into<String>, message: impl Into<String>) -> Error {
+        Error { at, path: path.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for Error {
+    /// `file:line trace … span …: path: message`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.at)?;
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+/// Something about a file worth saying that is no call's: a metrics line
+/// passed over, events whose span came after its call was emitted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    pub at: At,
+    pub message: String,
+}
+
+/// Every call of some files, in start order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recorded {
+    pub calls: Vec<Call>,
+    pub notes: Vec<Note>,
+    /// Spans read that are not model calls (HTTP, agent, tool, workflow, …).
+    pub skipped_spans: u64,
+}
+
+/// Reads whole files (name, text): every call, sorted by start time (calls
+/// without one after, in input order), or every error with where and what.
+pub fn read(files: &[(&str, &str)]) -> Result<Recorded, Vec<Error>> {
+    let mut reader = Reader::new();
+    let mut calls = Vec::new();
+    let mut errors = Vec::new();
+    for (name, text) in files {
+        match reader.file(name, text) {
+            Ok(c) => calls.extend(c),
+            Err(e) => errors.extend(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let finished = reader.finish();
+    calls.extend(finished.calls);
+    sort(&mut calls);
+    Ok(Recorded { calls, notes: finished.notes, skipped_spans: finished.skipped_spans })
+}
+
+/// Sorts calls by start time; calls without one keep their order, after.
+pub fn sort(calls: &mut [Call]) {
+    calls.sort_by_key(|c| c.start_ns.unwrap_or(u64::MAX));
+}
+
+/// Whether a text is JSON Lines: its first non-blank line is a whole JSON
+/// value (and something follows it). A pretty-printed document's first
+/// line (`{`) is not.
+pub fn is_json_lines(text: &str) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let Some(first) = lines.next() else { return false };
+    lines.next().is_some() && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok()
+}
+
+/// What is left when reading is over.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finished {
+    /// The calls that were still waiting for their partner (spans for their
+    /// events, events for their span), in the order they were read.
+    pub calls: Vec<Call>,
+    pub notes: Vec<Note>,
+    pub skipped_spans: u64,
+    /// Log events that came after their call was emitted (the messages were
+    /// on the span too: an instrumentation recording both ways).
+    pub late_events: u64,
+}
+
+type Key = (String, String);
+
+struct HeldSpan {
+    at: At,
+    span: otlp::Span,
+}
+
+struct HeldLogs {
+    tick: u64,
+    at: At,
+    records: Vec<(At, otlp::LogRecord)>,
+}
+
+/// Reads calls one line (or one file) at a time; see the module doc for
+/// what it holds between lines.
+pub struct Reader {
+    window: Option<u64>,
+    tick: u64,
+    spans: HashMap<Key, HeldSpan>,
+    logs: HashMap<Key, HeldLogs>,
+    /// Insertion order of held entries and of emitted keys, for the window.
+    order: VecDeque<(u64, Key)>,
+    done: HashSet<Key>,
+    done_order: VecDeque<(u64, Key)>,
+    released: Vec<Call>,
+    notes: Vec<Note>,
+    skipped_spans: u64,
+    late_events: u64,
+}
+
+impl Default for Reader {
+    fn default() -> Self {
+        Reader::new()
+    }
+}
+
+impl Reader {
+    /// A reader that holds spans and events waiting for each other until
+    /// [`Reader::finish`].
+    pub fn new() -> Reader {
+        Reader {
+            window: None,
+            tick: 0,
+            spans: HashMap::new(),
+            logs: HashMap::new(),
+            order: VecDeque::new(),
+            done: HashSet::new(),
+            done_order: VecDeque::new(),
+            released: Vec::new(),
+            notes: Vec::new(),
+            skipped_spans: 0,
+            late_events: 0,
+        }
+    }
+
+    /// A reader that gives a waiting span or event group `lines` lines (and
+    /// files) to find its partner: constant memory.
+    pub fn windowed(lines: u64) -> Reader {
+        Reader { window: Some(lines), ..Reader::new() }
+    }
+
+    /// How many spans and event groups wait for their partner.
+    pub fn waiting(&self) -> usize {
+        self.spans.len() + self.logs.len()
+    }
+
+    /// A whole file: JSON Lines ([`is_json_lines`]) line by line, else one
+    /// document. The calls it completes, or every error of the file.
+    pub fn file(&mut self, name: &str, text: &str) -> Result<Vec<Call>, Vec<Error>> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if !is_json_lines(text) {
+            return self.document(At::file(name), text);
+        }
+        let mut calls = Vec::new();
+        let mut errors = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            match self.line(name, i as u64 + 1, line) {
+                Ok(c) => calls.extend(c),
+                Err(e) => errors.extend(e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(calls)
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// One line of a JSON Lines file (1-based `line`; a blank line is no
+    /// call). The calls it completes (and those it let go, when windowed).
+    pub fn line(&mut self, name: &str, line: u64, text: &str) -> Result<Vec<Call>, Vec<Error>> {
+        if text.trim().is_empty() {
+            return Ok(vec![]);
+        }
+        self.document(At::line(name, Some(line)), text)
+    }
+
+    /// One JSON document (a whole file, or one line).
+    fn document(&mut self, at: At, text: &str) -> Result<Vec<Call>, Vec<Error>> {
+        self.tick += 1;
+        let value = match crate::parse::read_json(text) {
+            Ok((v, dups)) if dups.is_empty() => v,
+            Ok((_, dups)) => return Err(dups.into_iter().map(|d| Error::new(at.clone(), d.path, d.message)).collect()),
+            Err(d) => return Err(vec![Error::new(at, d.path, d.message)]),
+        };
+        let result = self.value(at, value);
+        self.expire();
+        let mut calls = std::mem::take(&mut self.released);
+        match result {
+            Ok(c) => {
+                calls.extend(c);
+                Ok(calls)
+            }
+            Err(e) => {
+                self.released = calls;
+                Err(e)
+            }
+        }
+    }
+
+    /// A JSON value read from `at`.
+    pub fn value(&mut self, at: At, value: Value) -> Result<Vec<Call>, Vec<Error>> {
+        let Value::Object(o) = &value else {
+            return batch::plain(at, value);
+        };
+        if otlp::is_traces(o) {
+            let spans = otlp::spans(o).map_err(|p| vec![Error::new(at.clone(), p.path, p.message)])?;
+            return Ok(self.spans(&at, spans));
+        }
+        if otlp::is_logs(o) {
+            let records = otlp::log_records(o).map_err(|p| vec![Error::new(at.clone(), p.path, p.message)])?;
+            return Ok(self.logs(&at, records));
+        }
+        if otlp::is_other_signal(o) {
+            self.notes.push(Note { at, message: "an OTLP metrics or profiles request: no calls in it".into() });
+            return Ok(vec![]);
+        }
+        batch::value(at, value)
+    }
+
+    fn spans(&mut self, at: &At, spans: Vec<otlp::Span>) -> Vec<Call> {
+        let mut out = Vec::new();
+        for span in spans {
+            if !dialect::is_call(&span) {
+                self.skipped_spans += 1;
+                continue;
+            }
+            let key = (span.trace_id.clone(), span.span_id.clone());
+            let mut span_at = at.clone();
+            span_at.trace_id = (!span.trace_id.is_empty()).then(|| span.trace_id.clone());
+            span_at.span_id = (!span.span_id.is_empty()).then(|| span.span_id.clone());
+            let waiting = self.logs.get(&key).is_some_and(|h| dialect::events_complete(&h.records));
+            if waiting || dialect::carries_content(&span) || span.span_id.is_empty() {
+                let records = self.logs.remove(&key).map(|h| h.records).unwrap_or_default();
+                out.push(dialect::call(span_at, Some(&span), &records));
+                self.mark_done(key);
+            } else {
+                let held = HeldSpan { at: span_at, span };
+                if self.spans.insert(key.clone(), held).is_none() {
+                    self.order.push_back((self.tick, key));
+                }
+            }
+        }
+        out
+    }
+
+    fn logs(&mut self, at: &At, records: Vec<otlp::LogRecord>) -> Vec<Call> {
+        // Group by span, keeping the order of first appearance.
+        let mut groups: Vec<(Key, Vec<(At, otlp::LogRecord)>)> = Vec::new();
+        for r in records {
+            if !dialect::is_genai_event(&r) {
+                continue;
+            }
+            let key = (r.trace_id.clone(), r.span_id.clone());
+            let rec_at = at.clone();
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, g)) => g.push((rec_at, r)),
+                None => groups.push((key, vec![(rec_at, r)])),
+            }
+        }
+        let mut out = Vec::new();
+        for (key, records) in groups {
+            if key.1.is_empty() {
+                // Events outside any span: one call of their own.
+                let mut call_at = at.clone();
+                call_at.trace_id = (!key.0.is_empty()).then(|| key.0.clone());
+                out.push(dialect::call(call_at, None, &records));
+                continue;
+            }
+            if self.done.contains(&key) {
+                self.late_events += records.len() as u64;
+                continue;
+            }
+            let held =
+                self.logs.entry(key.clone()).or_insert_with(|| HeldLogs { tick: 0, at: at.clone(), records: vec![] });
+            let fresh = held.records.is_empty();
+            held.records.extend(records);
+            if fresh {
+                held.tick = self.tick;
+                self.order.push_back((self.tick, key.clone()));
+            }
+            let complete = dialect::events_complete(&held.records);
+            if complete {
+                if let Some(span) = self.spans.remove(&key) {
+                    let records = self.logs.remove(&key).map(|h| h.records).unwrap_or_default();
+                    out.push(dialect::call(span.at, Some(&span.span), &records));
+                    self.mark_done(key);
+                }
+            }
+        }
+        out
+    }
+
+    fn mark_done(&mut self, key: Key) {
+        if self.done.insert(key.clone()) {
+            self.done_order.push_back((self.tick, key));
+        }
+    }
+
+    /// Lets go of what waited longer than the window.
+    fn expire(&mut self) {
+        let Some(window) = self.window else { return };
+        let horizon = self.tick.saturating_sub(window);
+        while let Some((tick, _)) = self.order.front() {
+            if *tick >= horizon {
+                break;
+            }
+            let (_, key) = self.order.pop_front().unwrap_or_default();
+            let call = self.release(&key);
+            self.released.extend(call);
+        }
+        while let Some((tick, _)) = self.done_order.front() {
+            if *tick >= horizon {
+                break;
+            }
+            if let Some((_, key)) = self.done_order.pop_front() {
+                self.done.remove(&key);
+            }
+        }
+    }
+
+    /// The call of what waits under `key` (a span with its events so far,
+    /// or events alone).
+    fn release(&mut self, key: &Key) -> Option<Call> {
+        let records = self.logs.remove(key);
+        match self.spans.remove(key) {
+            Some(span) => {
+                let records = records.map(|h| h.records).unwrap_or_default();
+                let call = dialect::call(span.at, Some(&span.span), &records);
+                self.mark_done(key.clone());
+                Some(call)
+            }
+            None => {
+                let held = records?;
+                let mut at = held.at;
+                at.trace_id = (!key.0.is_empty()).then(|| key.0.clone());
+                at.span_id = (!key.1.is_empty()).then(|| key.1.clone());
+                let mut call = dialect::call(at, None, &held.records);
+                call.notices
+                    .push(Notice::new("", "no span was read for these events: the call is made from them alone"));
+                self.mark_done(key.clone());
+                Some(call)
+            }
+        }
+    }
+
+    /// Everything still waiting, as calls (in the order it was read), and
+    /// the notes.
+    pub fn finish(mut self) -> Finished {
+        let mut calls = std::mem::take(&mut self.released);
+        let order: Vec<Key> = std::mem::take(&mut self.order).into_iter().map(|(_, k)| k).collect();
+        for key in order {
+            calls.extend(self.release(&key));
+        }
+        Finished { calls, notes: self.notes, skipped_spans: self.skipped_spans, late_events: self.late_events }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dialect_codes_round_trip() {
+        for d in [
+            Dialect::Request(Format::OpenaiChat),
+            Dialect::Request(Format::Envelope),
+            Dialect::OpenaiBatch,
+            Dialect::AnthropicBatch,
+            Dialect::Genai,
+            Dialect::GenaiEvents,
+            Dialect::Openllmetry,
+            Dialect::Openinference,
+        ] {
+            assert_eq!(Dialect::from_code(&d.code()), Some(d));
+            let v = serde_json::to_value(d).unwrap();
+            assert_eq!(serde_json::from_value::<Dialect>(v).unwrap(), d);
+        }
+        assert_eq!(Dialect::Request(Format::Anthropic).code(), "request:anthropic");
+        assert_eq!(Dialect::from_code("nope"), None);
+    }
+
+    #[test]
+    fn json_lines_or_one_document() {
+        assert!(is_json_lines("{\"a\":1}\n{\"a\":2}\n"));
+        assert!(!is_json_lines("{\n  \"a\": 1\n}\n"));
+        assert!(!is_json_lines("{\"a\":1}\n"));
+        assert!(!is_json_lines(""));
+    }
+
+    #[test]
+    fn at_display() {
+        let at = At {
+            file: "t.jsonl".into(),
+            line: Some(3),
+            trace_id: Some("ab".into()),
+            span_id: Some("cd".into()),
+            ..At::default()
+        };
+        assert_eq!(at.to_string(), "t.jsonl:3 trace ab span cd");
+        let e = Error::new(At { custom_id: Some("r\"1".into()), ..At::file("b.jsonl") }, "body", "bad");
+        assert_eq!(e.to_string(), "b.jsonl custom_id \"r\\\"1\": body: bad");
+    }
+}
