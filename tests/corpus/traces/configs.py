@@ -80,7 +80,7 @@ RUNS = {
     # ---- OpenLLMetry (traceloop) -----------------------------------------------------------
     "openllmetry-openai": dict(
         venv="openllmetry", instrument=["ll_openai"], env={"TRACELOOP_TRACE_CONTENT": "true"},
-        providers=ALL_OPENAI, note="indexed gen_ai.prompt.{i}.* / gen_ai.completion.{i}.* attributes",
+        providers=ALL_OPENAI, note="0.62: gen_ai.input.messages / gen_ai.output.messages JSON strings (no longer indexed)",
     ),
     "openllmetry-openai-no-content": dict(
         venv="openllmetry", instrument=["ll_openai"], env={"TRACELOOP_TRACE_CONTENT": "false"},
@@ -97,6 +97,27 @@ RUNS = {
     "openllmetry-google-genai": dict(
         venv="openllmetry", instrument=["ll_google"], env={"TRACELOOP_TRACE_CONTENT": "true"},
         providers=["gemini"], note="opentelemetry-instrumentation-google-generativeai (wraps google.genai)",
+    ),
+    # ---- OpenLLMetry 0.52.6: the last release with the indexed gen_ai.prompt.{i}.* attributes ----
+    "openllmetry-legacy-openai": dict(
+        venv="openllmetry-legacy", instrument=["ll_openai"], env={"TRACELOOP_TRACE_CONTENT": "true"},
+        providers=ALL_OPENAI, note="indexed gen_ai.prompt.{i}.* / gen_ai.completion.{i}.* attributes",
+    ),
+    "openllmetry-legacy-openai-no-content": dict(
+        venv="openllmetry-legacy", instrument=["ll_openai"], env={"TRACELOOP_TRACE_CONTENT": "false"},
+        providers=ALL_OPENAI, small=True, note="TRACELOOP_TRACE_CONTENT=false",
+    ),
+    "openllmetry-legacy-anthropic": dict(
+        venv="openllmetry-legacy", instrument=["ll_anthropic"], env={"TRACELOOP_TRACE_CONTENT": "true"},
+        providers=["anthropic"], note="indexed attributes",
+    ),
+    "openllmetry-legacy-bedrock": dict(
+        venv="openllmetry-legacy", instrument=["ll_bedrock"], env={"TRACELOOP_TRACE_CONTENT": "true"},
+        providers=["bedrock"], note="indexed attributes",
+    ),
+    "openllmetry-legacy-google-genai": dict(
+        venv="openllmetry-legacy", instrument=["ll_google"], env={"TRACELOOP_TRACE_CONTENT": "true"},
+        providers=["gemini"], note="indexed attributes",
     ),
     # ---- OpenInference (Arize) ---------------------------------------------------------------
     "openinference-openai": dict(

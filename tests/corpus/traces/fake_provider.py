@@ -97,22 +97,29 @@ def sample_from_schema(schema, name: str = ""):
 
 
 class Recorder:
+    """Numbers requests in arrival order; writes them, in that order, when closed."""
+
     def __init__(self, path: str):
         self.lock = threading.Lock()
         self.seq = 0
-        self.f = open(path, "a", encoding="utf-8")
+        self.path = path
+        self.entries: list[dict] = []
 
-    def record(self, entry: dict) -> int:
+    def arrived(self) -> int:
         with self.lock:
             self.seq += 1
-            entry = {"seq": self.seq, **entry}
-            self.f.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n")
-            self.f.flush()
             return self.seq
+
+    def record(self, seq: int, entry: dict):
+        with self.lock:
+            self.entries.append({"seq": seq, **entry})
 
     def close(self):
         with self.lock:
-            self.f.close()
+            with open(self.path, "a", encoding="utf-8") as f:
+                for e in sorted(self.entries, key=lambda e: e["seq"]):
+                    f.write(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n")
+            self.entries = []
 
 
 # --------------------------------------------------------------------------------------------
@@ -229,6 +236,7 @@ class Handler(BaseHTTPRequestHandler):
             raw = self._read_chunked()
         parsed_url = urllib.parse.urlsplit(self.path)
         path = urllib.parse.unquote(parsed_url.path)
+        seq = self.server.recorder.arrived()
         entry = {"method": "POST", "path": path}
         if parsed_url.query:
             entry["query"] = parsed_url.query
@@ -255,8 +263,27 @@ class Handler(BaseHTTPRequestHandler):
         except (UnicodeDecodeError, json.JSONDecodeError):
             body = None
             entry["raw"] = raw.decode("utf-8", "replace")
-        self.server.recorder.record(entry)
+        entry["timeUnixNano"] = str(time.time_ns())
         forced = self.headers.get("x-corpus-reply")
+        self.plan = None
+        try:
+            self._dispatch(path, raw, body, forced)
+        finally:
+            # Recorded once answered, with what the reply carried (the output a trace should show).
+            if self.plan is not None:
+                reply = {"kind": self.plan.kind}
+                if self.plan.text:
+                    reply["text"] = self.plan.text
+                if self.plan.calls:
+                    reply["toolCalls"] = [{"name": n, "arguments": a} for n, a in self.plan.calls]
+                entry["reply"] = reply
+            self.server.recorder.record(seq, entry)
+
+    def _plan(self, *args, **kwargs) -> Plan:
+        self.plan = plan_reply(*args, **kwargs)
+        return self.plan
+
+    def _dispatch(self, path, raw, body, forced):
         try:
             if path == "/v1/chat/completions":
                 return self.openai_chat(raw, body or {}, forced)
@@ -306,7 +333,7 @@ class Handler(BaseHTTPRequestHandler):
             schema = (rf.get("json_schema") or {}).get("schema") or {}
         elif rf.get("type") == "json_object":
             schema = {"type": "object", "properties": {"answer": {"type": "string"}}}
-        plan = plan_reply(raw, tools, has_result, schema, body.get("tool_choice") == "none", forced)
+        plan = self._plan(raw, tools, has_result, schema, body.get("tool_choice") == "none", forced)
         model = body.get("model", "gpt-4o-mini")
         created = 1746000000 + _digest(raw) % 100000
         cid = call_id("chatcmpl-", raw, 0, 29)
@@ -386,7 +413,7 @@ class Handler(BaseHTTPRequestHandler):
         has_result = isinstance(inp, list) and bool(inp) and isinstance(inp[-1], dict) and inp[-1].get("type") == "function_call_output"
         fmt = ((body.get("text") or {}).get("format") or {})
         schema = fmt.get("schema") if fmt.get("type") == "json_schema" else None
-        plan = plan_reply(raw, tools, has_result, schema, body.get("tool_choice") == "none", forced)
+        plan = self._plan(raw, tools, has_result, schema, body.get("tool_choice") == "none", forced)
         model = body.get("model", "gpt-4.1-mini")
         rid = call_id("resp_", raw, 0, 48)
         pt, ct = usage_for(raw, plan.text or json.dumps(plan.calls))
@@ -479,7 +506,7 @@ class Handler(BaseHTTPRequestHandler):
         if msgs and isinstance(msgs[-1].get("content"), list):
             has_result = any(isinstance(b, dict) and b.get("type") == "tool_result" for b in msgs[-1]["content"])
         tc = body.get("tool_choice") or {}
-        plan = plan_reply(raw, tools, has_result, None, tc.get("type") == "none", forced)
+        plan = self._plan(raw, tools, has_result, None, tc.get("type") == "none", forced)
         return self._anthropic_reply(raw, body, plan, body.get("model", "claude-sonnet-4-5"))
 
     def _anthropic_message(self, raw, plan, model):
@@ -560,7 +587,7 @@ class Handler(BaseHTTPRequestHandler):
         if schema is None and gc.get("responseMimeType") == "application/json":
             schema = {"type": "object", "properties": {"answer": {"type": "string"}}}
         mode = (((body.get("toolConfig") or {}).get("functionCallingConfig") or {}).get("mode"))
-        plan = plan_reply(raw, tools, has_result, schema, mode == "NONE", forced)
+        plan = self._plan(raw, tools, has_result, schema, mode == "NONE", forced)
         pt, ct = usage_for(raw, plan.text or json.dumps(plan.calls))
         if plan.kind == "tools":
             parts = [{"functionCall": {"name": n, "args": a}} for n, a in plan.calls]
@@ -604,7 +631,7 @@ class Handler(BaseHTTPRequestHandler):
             if "toolSpec" in t
         ]
         has_result = bool(msgs) and any("toolResult" in b for b in msgs[-1].get("content") or [])
-        plan = plan_reply(raw, tools, has_result, None, False, forced)
+        plan = self._plan(raw, tools, has_result, None, False, forced)
         pt, ct = usage_for(raw, plan.text or json.dumps(plan.calls))
         content = []
         if plan.kind == "tools":
@@ -642,14 +669,14 @@ class Handler(BaseHTTPRequestHandler):
             has_result = bool(msgs) and isinstance(msgs[-1].get("content"), list) and any(
                 isinstance(b, dict) and b.get("type") == "tool_result" for b in msgs[-1]["content"]
             )
-            plan = plan_reply(raw, tools, has_result, None, False, forced)
+            plan = self._plan(raw, tools, has_result, None, False, forced)
             msg = self._anthropic_message(raw, plan, model_id.split(".", 1)[-1].split(":")[0])
             return self._send_json(msg, extra_headers={
                 "x-amzn-bedrock-input-token-count": str(msg["usage"]["input_tokens"]),
                 "x-amzn-bedrock-output-token-count": str(msg["usage"]["output_tokens"]),
             })
         # Amazon Nova / Titan style
-        plan = plan_reply(raw, [], False, None)
+        plan = self._plan(raw, [], False, None)
         pt, ct = usage_for(raw, plan.text)
         if "nova" in model_id:
             return self._send_json({
@@ -682,3 +709,6 @@ if __name__ == "__main__":
             time.sleep(3600)
     except KeyboardInterrupt:
         pass
+    finally:
+        srv.shutdown()
+        srv.recorder.close()

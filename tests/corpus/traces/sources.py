@@ -115,9 +115,9 @@ def main():
         i = found.get(name)
         if not i:
             continue
-        keys = ", ".join(f"`{k}` {n}" for k, n in i["llm_attribute_keys"].items())
         lines.append(f"- **{name}** — spans by scope: " + "; ".join(f"`{s}`: " + ", ".join(f"{sn} ×{c}" for sn, c in names.items()) for s, names in i["scopes"].items()))
-        lines.append(f"  - keys: {keys}")
+        for scope, ks in i["llm_attribute_keys"].items():
+            lines.append(f"  - `{scope}` keys: " + ", ".join(f"`{k}` {n}" for k, n in ks.items()))
         if i.get("log_events"):
             lines.append("  - log events: " + ", ".join(f"`{e}` ×{c}" for e, c in i["log_events"].items()))
     with open(os.path.join(FIX, "SOURCES.md"), "w", encoding="utf-8") as f:

@@ -77,12 +77,13 @@ def check_run(d):
         scopes[name][s["name"]] += 1
         if is_llm_call(s):
             llm += 1
+            per = keys.setdefault(name, {})
             for k in attr_map(s):
-                keys[fold(k)] = keys.get(fold(k), 0) + 1
+                per[fold(k)] = per.get(fold(k), 0) + 1
     info["spans"] = len(spans)
     info["llm_spans"] = llm
     info["scopes"] = scopes
-    info["llm_attribute_keys"] = dict(sorted(keys.items()))
+    info["llm_attribute_keys"] = {sc: dict(sorted(v.items())) for sc, v in keys.items()}
     events = {}
     if os.path.exists(lpath):
         n = 0
