@@ -63,6 +63,8 @@ fn call(at: At, dialect: Dialect, imported: Imported, path: &str) -> Call {
         start_ns: None,
         end_ns: None,
         name: None,
+        parent_span_id: None,
+        scope: None,
         provider: provider_of(imported.format).map(str::to_string),
         model: imported.envelope.model.clone(),
         dialect,

@@ -41,6 +41,26 @@ pub(crate) fn as_text(v: &Value) -> String {
     }
 }
 
+/// A tool result's content as text: a string as it is; a list of blocks
+/// (`{"type": "text", "text"}`, Bedrock's `{"text"}` / `{"json"}`) as their
+/// texts joined by a blank line; anything else as JSON.
+pub(crate) fn result_text(v: &Value) -> String {
+    if let Value::Array(blocks) = v {
+        let texts: Option<Vec<String>> = blocks
+            .iter()
+            .map(|b| match (b.get("text"), b.get("json")) {
+                (Some(Value::String(t)), _) => Some(t.clone()),
+                (_, Some(j)) if b.as_object().is_some_and(|o| o.len() == 1) => Some(j.to_string()),
+                _ => None,
+            })
+            .collect();
+        if let Some(texts) = texts {
+            return texts.join("\n\n");
+        }
+    }
+    as_text(v)
+}
+
 impl Conv {
     pub fn new(format: Option<RequestFormat>) -> Conv {
         Conv { format, ..Conv::default() }
@@ -113,6 +133,16 @@ impl Conv {
         })
     }
 
+    /// Whether a call with this id was made.
+    pub fn has_call(&self, id: &str) -> bool {
+        self.calls.contains_key(id)
+    }
+
+    /// Whether the call `id` was answered.
+    pub fn is_answered(&self, id: &str) -> bool {
+        self.answered.contains(id)
+    }
+
     /// A tool result answering call `id` (its tool name from that call).
     pub fn result(&mut self, id: Option<&str>, name: Option<&str>, response: &Value) -> Segment {
         let id = id.filter(|i| !i.is_empty());
@@ -159,6 +189,13 @@ impl Conv {
 
     /// A tool kept whole (not a function: a provider's server tool).
     pub fn tool_verbatim(&mut self, name: &str, whole: Map<String, Value>) {
+        // Kept whole with a `type`, it is a server tool (several may share a
+        // name); without one, its name must be unique like a function's.
+        if !whole.contains_key("type") && !self.tool_names.insert(name.to_string()) {
+            let shown = crate::recorded::otlp::shown(&Value::Object(whole));
+            self.note("", format!("a second tool named `{name}`, not kept: {shown}"));
+            return;
+        }
         self.tools.push(ToolItem {
             name: name.to_string(),
             description: String::new(),
@@ -190,8 +227,29 @@ impl Conv {
     /// URL), anything else as a document holding the bytes. The text is
     /// never shown as text.
     pub fn blob(&mut self, path: &str, modality: Option<&str>, mime: Option<&str>, data: &str) -> Option<Segment> {
-        let mime = mime.filter(|m| !m.is_empty()).map(str::to_string).unwrap_or_else(|| sniff(data, modality));
-        let kind = media_kind(modality, &mime);
+        let declared = mime.map(str::trim).filter(|m| !m.is_empty());
+        let sniffed = crate::sniff::sniff_base64(data);
+        let mime = match (declared, crate::sniff::mismatch(declared, sniffed)) {
+            (Some(d), Some(actual)) => {
+                self.note(
+                    path,
+                    format!(
+                        "declared `{d}`, but the bytes are {} (`{}`): read as {}",
+                        actual.name, actual.mime, actual.mime
+                    ),
+                );
+                actual.mime.to_string()
+            }
+            (None, Some(actual)) => actual.mime.to_string(),
+            (Some(d), None) => d.to_string(),
+            (None, None) => match modality.map(str::to_ascii_lowercase).as_deref() {
+                Some("image") => "image/*".into(),
+                Some("audio") => "audio/*".into(),
+                Some("video") => "video/*".into(),
+                _ => "application/octet-stream".into(),
+            },
+        };
+        let kind = media_kind(if sniffed.is_some() { None } else { modality }, &mime);
         match kind {
             Some(media_type) => {
                 let url = format!("data:{mime};base64,{}", data.trim());
@@ -341,62 +399,5 @@ fn media_kind(modality: Option<&str>, mime: &str) -> Option<MediaType> {
         Some(MediaType::Video)
     } else {
         None
-    }
-}
-
-/// The MIME type of base64 data read from its first bytes (PNG, JPEG, GIF,
-/// WebP, WAV, MP3, MP4, PDF); else one from the modality; else
-/// `application/octet-stream`.
-pub(crate) fn sniff(data: &str, modality: Option<&str>) -> String {
-    let head: String = data.trim().chars().take(64).collect();
-    let cut = head.len() - head.len() % 4;
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(&head[..cut])
-        .or_else(|_| base64::engine::general_purpose::URL_SAFE.decode(&head[..cut]))
-        .unwrap_or_default();
-    let b = bytes.as_slice();
-    let found = if b.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some("image/png")
-    } else if b.starts_with(b"\xff\xd8\xff") {
-        Some("image/jpeg")
-    } else if b.starts_with(b"GIF87a") || b.starts_with(b"GIF89a") {
-        Some("image/gif")
-    } else if b.len() >= 12 && &b[..4] == b"RIFF" && &b[8..12] == b"WEBP" {
-        Some("image/webp")
-    } else if b.len() >= 12 && &b[..4] == b"RIFF" && &b[8..12] == b"WAVE" {
-        Some("audio/wav")
-    } else if b.starts_with(b"ID3") || (b.len() >= 2 && b[0] == 0xff && b[1] & 0xe0 == 0xe0) {
-        Some("audio/mpeg")
-    } else if b.len() >= 8 && &b[4..8] == b"ftyp" {
-        Some("video/mp4")
-    } else if b.starts_with(b"%PDF-") {
-        Some("application/pdf")
-    } else {
-        None
-    };
-    match (found, modality) {
-        (Some(m), _) => m.to_string(),
-        (None, Some("image")) => "image/*".into(),
-        (None, Some("audio")) => "audio/*".into(),
-        (None, Some("video")) => "video/*".into(),
-        _ => "application/octet-stream".into(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sniffs_media_types() {
-        let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
-        assert_eq!(sniff(&b64(b"\x89PNG\r\n\x1a\n0000"), None), "image/png");
-        assert_eq!(sniff(&b64(b"\xff\xd8\xff\xe0"), None), "image/jpeg");
-        assert_eq!(sniff(&b64(b"RIFF0000WEBPVP8 "), None), "image/webp");
-        assert_eq!(sniff(&b64(b"RIFF0000WAVEfmt "), None), "audio/wav");
-        assert_eq!(sniff(&b64(b"%PDF-1.7\n"), None), "application/pdf");
-        assert_eq!(sniff(&b64(b"\0\0\0\x18ftypmp42"), None), "video/mp4");
-        assert_eq!(sniff("aGVsbG8=", Some("image")), "image/*");
-        assert_eq!(sniff("!!", None), "application/octet-stream");
     }
 }

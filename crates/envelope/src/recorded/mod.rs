@@ -163,8 +163,11 @@ pub enum Dialect {
     /// `gen_ai.user.message`, `gen_ai.assistant.message`, `gen_ai.tool.message`,
     /// `gen_ai.choice`.
     GenaiEvents,
-    /// OpenLLMetry (Traceloop): `gen_ai.prompt.{i}.*`, `gen_ai.completion.{i}.*`,
-    /// `llm.request.functions.{i}.*`.
+    /// OpenLLMetry (Traceloop's instrumentations): the indexed
+    /// `gen_ai.prompt.{i}.*`, `gen_ai.completion.{i}.*`,
+    /// `llm.request.functions.{i}.*` of its earlier versions; its later
+    /// versions (0.4x on) write the current conventions' attributes, read as
+    /// [`Dialect::Genai`] is, and are told apart by their scope.
     Openllmetry,
     /// OpenInference (Arize): `llm.input_messages.{i}.message.*`, `llm.tools.*`,
     /// `llm.invocation_parameters`, `input.value`.
@@ -335,6 +338,15 @@ pub struct Call {
     /// The span's name (`chat gpt-4o`, `openai.chat`, `ChatCompletion`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The span's parent (lowercase hex): a framework's span around the
+    /// call, or another instrumentation's span of the same call (the
+    /// Anthropic SDK's own span inside OpenLLMetry's, say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_span_id: Option<String>,
+    /// The instrumentation that recorded it: its scope's name and version
+    /// (`opentelemetry.instrumentation.openai_v2 2.3b0`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
     /// `gen_ai.provider.name` / `gen_ai.system` / `llm.provider` as recorded
     /// (`openai`, `anthropic`, `aws.bedrock`, …); for a body, its format's provider.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -501,6 +513,8 @@ pub struct Recorded {
     pub notes: Vec<Note>,
     /// Spans read that are not model calls (HTTP, agent, tool, workflow, …).
     pub skipped_spans: u64,
+    /// Events that came after their call was emitted ([`Finished::late_events`]).
+    pub late_events: u64,
 }
 
 /// Reads whole files (name, text): every call, sorted by start time (calls
@@ -521,7 +535,12 @@ pub fn read(files: &[(&str, &str)]) -> Result<Recorded, Vec<Error>> {
     let finished = reader.finish();
     calls.extend(finished.calls);
     sort(&mut calls);
-    Ok(Recorded { calls, notes: finished.notes, skipped_spans: finished.skipped_spans })
+    Ok(Recorded {
+        calls,
+        notes: finished.notes,
+        skipped_spans: finished.skipped_spans,
+        late_events: finished.late_events,
+    })
 }
 
 /// Sorts calls by start time; calls without one keep their order, after.

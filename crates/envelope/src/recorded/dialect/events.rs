@@ -20,7 +20,7 @@
 use serde_json::{Map, Value};
 
 use super::{record_path, Read};
-use crate::recorded::build::{as_text, Conv};
+use crate::recorded::build::{as_text, result_text, Conv};
 use crate::recorded::otlp::{LogRecord, Span};
 use crate::recorded::{At, Dialect};
 use crate::types::{MessageExt, RequestFormat, Role, Segment};
@@ -93,6 +93,7 @@ pub(crate) fn read(span: Option<&Span>, records: &[(At, LogRecord)], format: Opt
         };
         let (role, known): (Role, &[&str]) = match ev.name.as_str() {
             "gen_ai.system.message" => (Role::System, &["content", "role"]),
+            "gen_ai.developer.message" => (Role::System, &["content", "role"]),
             "gen_ai.user.message" => (Role::User, &["content", "role"]),
             "gen_ai.assistant.message" => (Role::Assistant, &["content", "role", "tool_calls"]),
             "gen_ai.tool.message" => (Role::Tool, &["content", "role", "id"]),
@@ -120,6 +121,7 @@ pub(crate) fn read(span: Option<&Span>, records: &[(At, LogRecord)], format: Opt
                     Role::Assistant,
                     &message,
                     &["content", "role", "tool_calls"],
+                    false,
                 );
                 continue;
             }
@@ -127,7 +129,7 @@ pub(crate) fn read(span: Option<&Span>, records: &[(At, LogRecord)], format: Opt
         if body.contains_key("content") || body.contains_key("tool_calls") {
             captured = true;
         }
-        message_of(&mut conv, &ev.path, role, &body, known);
+        message_of(&mut conv, &ev.path, role, &body, known, ev.name == "gen_ai.developer.message");
     }
     if captured {
         r.conv = Some(conv);
@@ -141,13 +143,16 @@ pub(crate) fn read(span: Option<&Span>, records: &[(At, LogRecord)], format: Opt
 }
 
 /// One message from an event's body.
-fn message_of(conv: &mut Conv, path: &str, role: Role, body: &Map<String, Value>, known: &[&str]) {
+fn message_of(conv: &mut Conv, path: &str, role: Role, body: &Map<String, Value>, known: &[&str], developer: bool) {
     for (k, v) in body {
         if !known.contains(&k.as_str()) {
             conv.unplaced(format!("{path}.{k}"), v);
         }
     }
     let mut ext = MessageExt::default();
+    if developer {
+        ext.provider_role = Some("developer".into());
+    }
     if let Some(actual) = body.get("role").and_then(Value::as_str) {
         if actual != role.as_str() {
             ext.provider_role = Some(actual.to_string());
@@ -157,18 +162,34 @@ fn message_of(conv: &mut Conv, path: &str, role: Role, body: &Map<String, Value>
     let mut segs: Vec<Segment> = Vec::new();
     if role == Role::Tool {
         let id = body.get("id").and_then(Value::as_str);
-        segs.push(conv.result(id, None, content));
+        if id.is_some_and(|i| conv.is_answered(i)) {
+            conv.note(path, "the same tool result again (recorded twice by the instrumentation): read once");
+            return;
+        }
+        segs.push(conv.result(id, None, &Value::String(result_text(content))));
         conv.push(Role::Tool, segs, ext);
         return;
     }
     let mut results: Vec<Segment> = Vec::new();
+    let mut skipped = 0;
     match content {
         Value::Null => {}
         Value::String(s) => segs.extend(conv.text(s, role)),
         Value::Array(parts) => {
             ext.content_parts = true;
             for (j, part) in parts.iter().enumerate() {
-                content_part(conv, &format!("{path}.content[{j}]"), role, part, &mut segs, &mut results);
+                let p = format!("{path}.content[{j}]");
+                let id = part
+                    .get("toolResult")
+                    .and_then(|r| r.get("toolUseId"))
+                    .or_else(|| part.get("tool_use_id"))
+                    .and_then(Value::as_str);
+                if id.is_some_and(|i| conv.is_answered(i)) {
+                    conv.note(p, "the same tool result again (recorded twice by the instrumentation): read once");
+                    skipped += 1;
+                    continue;
+                }
+                content_part(conv, &p, role, part, &mut segs, &mut results);
             }
         }
         other => conv.unplaced(format!("{path}.content"), other),
@@ -184,6 +205,10 @@ fn message_of(conv: &mut Conv, path: &str, role: Role, body: &Map<String, Value>
             let name = f.and_then(|f| f.get("name")).or_else(|| c.get("name")).and_then(Value::as_str).unwrap_or("");
             let args = f.and_then(|f| f.get("arguments")).or_else(|| c.get("arguments"));
             let id = c.get("id").and_then(Value::as_str);
+            if id.is_some_and(|i| conv.has_call(i)) {
+                // Also in `content` (Bedrock's `toolUse` blocks): read once.
+                continue;
+            }
             segs.push(conv.call(&p, id, name, args));
             for (k, v) in c {
                 if !["id", "type", "function", "name", "arguments"].contains(&k.as_str()) {
@@ -198,6 +223,10 @@ fn message_of(conv: &mut Conv, path: &str, role: Role, body: &Map<String, Value>
             ext.continues = true;
             conv.push(role, segs, ext);
         }
+        return;
+    }
+    if skipped > 0 && segs.is_empty() {
+        // Only results already read (a `gen_ai.tool.message` before it).
         return;
     }
     conv.push(role, segs, ext);
@@ -231,6 +260,11 @@ fn content_part(
         return;
     };
     let ty = o.get("type").and_then(Value::as_str).unwrap_or("");
+    if ty.is_empty() && o.len() == 1 {
+        if converse_block(conv, path, role, o, segs, results) {
+            return;
+        }
+    }
     let s = |k: &str| o.get(k).and_then(Value::as_str);
     match ty {
         "text" | "input_text" | "output_text" | "" if s("text").is_some() => {
@@ -262,17 +296,63 @@ fn content_part(
         }
         "tool_use" => segs.push(conv.call(path, s("id"), s("name").unwrap_or(""), o.get("input"))),
         "tool_result" => {
-            let content = o.get("content").cloned().unwrap_or(Value::Null);
-            let text = match &content {
-                Value::Array(blocks) => {
-                    blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n\n")
-                }
-                other => as_text(other),
-            };
+            let text = result_text(o.get("content").unwrap_or(&Value::Null));
             results.push(conv.result(s("tool_use_id"), None, &Value::String(text)));
         }
         _ => segs.extend(conv.block(path, o)),
     }
+}
+
+/// A Bedrock Converse content block (`{"text": …}`, `{"toolUse": …}`,
+/// `{"toolResult": …}`, `{"image": …}`, `{"document": …}`): whether it was one.
+fn converse_block(
+    conv: &mut Conv,
+    path: &str,
+    role: Role,
+    o: &Map<String, Value>,
+    segs: &mut Vec<Segment>,
+    results: &mut Vec<Segment>,
+) -> bool {
+    let Some((key, inner)) = o.iter().next() else { return false };
+    let get = |k: &str| inner.get(k);
+    let gs = |k: &str| inner.get(k).and_then(Value::as_str);
+    match key.as_str() {
+        "text" => match inner {
+            Value::String(t) => segs.extend(conv.text(t, role)),
+            _ => return false,
+        },
+        "toolUse" => {
+            let id = gs("toolUseId");
+            segs.push(conv.call(path, id, gs("name").unwrap_or(""), get("input")));
+        }
+        "toolResult" => {
+            let text = result_text(get("content").unwrap_or(&Value::Null));
+            let mut seg = conv.result(gs("toolUseId"), None, &Value::String(text));
+            if let Segment::ToolCallResult(r) = &mut seg {
+                r.success = gs("status") != Some("error");
+            }
+            results.push(seg);
+        }
+        "image" | "document" | "video" => {
+            let format = gs("format").unwrap_or("");
+            let source = get("source").and_then(Value::as_object);
+            let (modality, mime) = match key.as_str() {
+                "image" => (Some("image"), format!("image/{format}")),
+                "video" => (Some("video"), format!("video/{format}")),
+                _ => (None, if format == "pdf" { "application/pdf".to_string() } else { format!("text/{format}") }),
+            };
+            match source.map(|s| (s.get("bytes"), s.get("s3Location"))) {
+                Some((Some(Value::String(b)), _)) => segs.extend(conv.blob(path, modality, Some(&mime), b)),
+                Some((_, Some(loc))) => {
+                    let uri = loc.get("uri").and_then(Value::as_str).unwrap_or("");
+                    segs.push(conv.uri(modality, Some(&mime), uri));
+                }
+                _ => segs.extend(conv.block(path, o)),
+            }
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// An image given by URL: inline bytes for a `data:` URL, media by URL otherwise.

@@ -80,33 +80,53 @@ pub(crate) fn tools(conv: &mut Conv, path: &str, v: &Value) {
         Err(e) => return conv.note(path, e),
     };
     for (i, t) in list.iter().enumerate() {
-        let p = format!("{path}[{i}]");
-        let Some(o) = t.as_object() else {
-            conv.unplaced(p, t);
-            continue;
-        };
-        // OpenAI's own shape (`{"type": "function", "function": {…}}`) is
-        // what some instrumentations record.
-        let f = match o.get("function") {
-            Some(Value::Object(f)) => f,
-            _ => o,
-        };
-        let name = f.get("name").and_then(Value::as_str);
-        let kind = o.get("type").and_then(Value::as_str).unwrap_or("function");
-        match name {
-            Some(name) if kind == "function" => {
-                let description = f.get("description").and_then(Value::as_str).unwrap_or("");
-                let schema = f.get("parameters").or_else(|| f.get("input_schema")).filter(|s| !s.is_null()).cloned();
-                let known = ["type", "name", "description", "parameters", "input_schema", "function"];
-                let extra: Map<String, Value> = f
-                    .iter()
-                    .filter(|(k, _)| !known.contains(&k.as_str()))
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                conv.tool(&p, name, description, schema, (!extra.is_empty()).then_some(extra));
+        tool(conv, &format!("{path}[{i}]"), t);
+    }
+}
+
+/// One tool definition, in the conventions' shape (`name`, `description`,
+/// `parameters`) or as a provider writes it: OpenAI's
+/// `{"type": "function", "function": {…}}`, Anthropic's `input_schema`,
+/// Bedrock's `{"toolSpec": {…, "inputSchema": {"json": …}}}`, Gemini's
+/// `{"function_declarations": […]}` (each declaration a tool).
+fn tool(conv: &mut Conv, p: &str, t: &Value) {
+    let Some(o) = t.as_object() else {
+        conv.unplaced(p, t);
+        return;
+    };
+    for key in ["function_declarations", "functionDeclarations"] {
+        if let Some(Value::Array(decls)) = o.get(key) {
+            for (j, d) in decls.iter().enumerate() {
+                tool(conv, &format!("{p}.{key}[{j}]"), d);
             }
-            _ => conv.tool_verbatim(name.unwrap_or(kind), o.clone()),
+            for (k, v) in o.iter().filter(|(k, _)| k.as_str() != key) {
+                conv.unplaced(format!("{p}.{k}"), v);
+            }
+            return;
         }
+    }
+    let f = match o.get("function").or_else(|| o.get("toolSpec")) {
+        Some(Value::Object(f)) => f,
+        _ => o,
+    };
+    let name = f.get("name").and_then(Value::as_str);
+    let kind = o.get("type").and_then(Value::as_str).unwrap_or("function");
+    match name {
+        Some(name) if kind == "function" => {
+            let description = f.get("description").and_then(Value::as_str).unwrap_or("");
+            let schema = f
+                .get("parameters")
+                .or_else(|| f.get("input_schema"))
+                .or_else(|| f.get("inputSchema").map(|s| s.get("json").unwrap_or(s)))
+                .filter(|s| !s.is_null())
+                .cloned();
+            let known =
+                ["type", "name", "description", "parameters", "input_schema", "inputSchema", "function", "toolSpec"];
+            let extra: Map<String, Value> =
+                f.iter().filter(|(k, _)| !known.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+            conv.tool(p, name, description, schema, (!extra.is_empty()).then_some(extra));
+        }
+        _ => conv.tool_verbatim(name.unwrap_or(kind), o.clone()),
     }
 }
 

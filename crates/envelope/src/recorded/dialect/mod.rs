@@ -174,6 +174,9 @@ const CONTENT_PREFIXES: &[&str] = &[
     "llm.prompts",
     "llm.request.functions",
     "input.value",
+    // OpenInference's google-genai instrumentation writes an output call's
+    // attributes without their `llm.output_messages.{i}.` prefix.
+    "message.",
 ];
 
 /// A JSON value recorded as JSON text (or structured already): the value.
@@ -233,6 +236,7 @@ fn usage(a: &mut Attrs) -> Usage {
         cache_creation_input_tokens: first(&[
             "gen_ai.usage.cache_creation.input_tokens",
             "gen_ai.usage.cache_creation_input_tokens",
+            "gen_ai.usage.cache_write.input_tokens",
             "llm.token_count.prompt_details.cache_write",
         ]),
         reasoning_output_tokens: first(&[
@@ -314,20 +318,62 @@ impl Read {
     }
 }
 
+/// The scopes of OpenLLMetry's instrumentations that no other package uses.
+const OPENLLMETRY_SCOPES: &[&str] = &[
+    "openai.v0",
+    "openai.v1",
+    "anthropic",
+    "bedrock",
+    "google_generativeai",
+    "cohere",
+    "mistralai",
+    "ollama",
+    "groq",
+    "together",
+    "replicate",
+    "watsonx",
+    "alephalpha",
+    "sagemaker",
+    "writer",
+    "transformers",
+];
+
+/// Scopes OpenLLMetry shares with opentelemetry-python-contrib (whose
+/// versions are betas: `2.1b0`).
+const SHARED_SCOPES: &[&str] = &["vertexai", "langchain", "openai_agents", "llamaindex", "crewai", "haystack"];
+
+/// Whether OpenLLMetry recorded the span.
+pub fn is_openllmetry(a: &Map<String, Value>, span: Option<&Span>) -> bool {
+    if a.contains_key("llm.request.type") || a.keys().any(|k| k.starts_with("traceloop.")) {
+        return true;
+    }
+    let Some(s) = span else { return false };
+    let Some(rest) = s.scope.name.strip_prefix("opentelemetry.instrumentation.") else { return false };
+    OPENLLMETRY_SCOPES.contains(&rest) || (SHARED_SCOPES.contains(&rest) && !s.scope.version.contains('b'))
+}
+
 /// The dialect a call without messages is in, from its other attributes.
 fn guess(a: &Attrs, span: Option<&Span>) -> Dialect {
     let has = |k: &str| a.map.contains_key(k);
     if has("openinference.span.kind") || has("llm.model_name") {
         Dialect::Openinference
-    } else if has("llm.request.type") || a.map.keys().any(|k| k.starts_with("traceloop.")) {
+    } else if is_openllmetry(a.map, span) {
         Dialect::Openllmetry
     } else if has("gen_ai.provider.name") {
         Dialect::Genai
-    } else if span.is_some_and(|s| s.scope.name.contains("openllmetry") || s.scope.name.contains(".v1")) {
-        // OpenLLMetry's scopes: `opentelemetry.instrumentation.openai.v1`, …
-        Dialect::Openllmetry
     } else {
         Dialect::GenaiEvents
+    }
+}
+
+/// How to turn capture on, for the instrumentation that made the span.
+fn capture_hint(dialect: Dialect, span: Option<&Span>) -> String {
+    match span.map(|s| s.scope.name.as_str()) {
+        Some(scope) if scope.starts_with("com.anthropic.sdk") => {
+            "set ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content in the instrumented process (the Anthropic SDK's own tracing)"
+                .to_string()
+        }
+        _ => dialect.capture_hint().to_string(),
     }
 }
 
@@ -413,7 +459,10 @@ pub fn call(at: At, span: Option<&Span>, records: &[(At, LogRecord)]) -> Call {
         .or_else(|| response_model.clone());
 
     let mut notices = read.notices;
-    let dialect = read.dialect;
+    let dialect = match read.dialect {
+        Dialect::Genai if is_openllmetry(a.map, span) => Dialect::Openllmetry,
+        d => d,
+    };
     let mut errors = vec![];
     let content = if let Some(imported) = read.imported {
         notices.extend(imported.notices);
@@ -424,7 +473,16 @@ pub fn call(at: At, span: Option<&Span>, records: &[(At, LogRecord)]) -> Call {
         errors = errs;
         Content::Captured(Box::new(envelope))
     } else {
-        Content::NotCaptured { how: dialect.capture_hint().to_string(), params: (!params.is_empty()).then_some(params) }
+        let replied = read.output.as_ref().is_some_and(Conv::has_messages);
+        let how = if replied {
+            // Capture was on: the instrumentation left the request out.
+            "the instrumentation recorded the reply but not the request's messages, though capture was on: \
+             it left them out (OpenLLMetry does for a request with images)"
+                .to_string()
+        } else {
+            capture_hint(dialect, span)
+        };
+        Content::NotCaptured { how, params: (!params.is_empty()).then_some(params) }
     };
     let output = match read.output {
         Some(out) => {
@@ -457,6 +515,12 @@ pub fn call(at: At, span: Option<&Span>, records: &[(At, LogRecord)]) -> Call {
         start_ns,
         end_ns,
         name: span.map(|s| s.name.clone()).filter(|n| !n.is_empty()),
+        parent_span_id: span.and_then(|s| s.parent_span_id.clone()),
+        scope: span
+            .map(|s| &s.scope)
+            .or_else(|| records.first().map(|(_, r)| &r.scope))
+            .filter(|s| !s.name.is_empty())
+            .map(|s| if s.version.is_empty() { s.name.clone() } else { format!("{} {}", s.name, s.version) }),
         provider,
         model,
         dialect,

@@ -29,6 +29,9 @@ use crate::recorded::build::Conv;
 use crate::recorded::Dialect;
 use crate::types::{MessageExt, RequestFormat, Role, Segment};
 
+/// What OpenInference writes in place of a hidden value.
+pub const REDACTED: &str = "__REDACTED__";
+
 pub(crate) fn read(a: &mut Attrs, format: Option<RequestFormat>) -> Read {
     let mut r = Read::new(Dialect::Openinference);
     a.mark("openinference.span.kind");
@@ -66,7 +69,7 @@ pub(crate) fn read(a: &mut Attrs, format: Option<RequestFormat>) -> Read {
                 Err(e) => conv.note(attr_path("llm.invocation_parameters"), e),
             }
         }
-        if conv.has_messages() {
+        if conv.has_messages() || a.map.get("input.value").and_then(Value::as_str) == Some(REDACTED) {
             // The body is then read from the attributes: `input.value` repeats them.
             a.mark("input.value");
             a.mark("input.mime_type");
@@ -94,6 +97,9 @@ fn body(a: &mut Attrs) -> Option<import::Imported> {
         return None;
     }
     let text = a.map.get("input.value")?.as_str()?;
+    if text == REDACTED {
+        return None;
+    }
     let value: Value = serde_json::from_str(text).ok()?;
     let format = import::detect(&value).ok().filter(|f| *f != Format::Envelope)?;
     import::import_value(value, Some(format)).ok()
@@ -134,11 +140,14 @@ fn message(a: &mut Attrs, conv: &mut Conv, base: &str) {
         }
     }
     let parts = indices(a, &k("contents."));
-    if !parts.is_empty() {
+    if parts.iter().any(|j| a.map.contains_key(&format!("{base}.contents.{j}.message_content.type"))) {
         ext.content_parts = true;
     }
     for j in parts {
         let c = |f: &str| format!("{base}.contents.{j}.message_content.{f}");
+        if !a.map.keys().any(|key| key.starts_with(&c(""))) {
+            continue;
+        }
         match a.str(&c("type")).unwrap_or("text") {
             "image" => {
                 let url = a.str(&c("image.image.url")).unwrap_or("").to_string();
@@ -150,8 +159,26 @@ fn message(a: &mut Attrs, conv: &mut Conv, base: &str) {
             }
         }
     }
-    for j in indices(a, &k("tool_calls.")) {
-        let t = |f: &str| format!("{base}.tool_calls.{j}.tool_call.{f}");
+    // Calls are recorded under `tool_calls`, and by some instrumentations
+    // also among the `contents` (the same calls again): those are read only
+    // when `tool_calls` is absent.
+    let listed = indices(a, &k("tool_calls."));
+    let (calls_base, calls) = if listed.is_empty() {
+        let in_contents: Vec<u64> = indices(a, &k("contents."))
+            .into_iter()
+            .filter(|j| a.map.contains_key(&format!("{base}.contents.{j}.tool_call.function.name")))
+            .collect();
+        ("contents", in_contents)
+    } else {
+        for j in indices(a, &k("contents.")) {
+            for f in ["id", "function.name", "function.arguments"] {
+                a.mark(&format!("{base}.contents.{j}.tool_call.{f}"));
+            }
+        }
+        ("tool_calls", listed)
+    };
+    for j in calls {
+        let t = |f: &str| format!("{base}.{calls_base}.{j}.tool_call.{f}");
         let id = a.str(&t("id")).map(str::to_string);
         let name = a.str(&t("function.name")).unwrap_or("").to_string();
         let args = a.get(&t("function.arguments")).cloned();
