@@ -102,15 +102,21 @@ test('keyboard: j/k move the focus between messages, o toggles, ? lists the shor
   await page.waitForFunction((t) => document.querySelector(t).getAttribute('aria-expanded') === 'false', toggle);
   await page.keyboard.press('k');
   await page.waitForFunction(() => document.activeElement?.dataset.messageId === 'd-a1');
-  // Far: 12 more j's reach the last message. Typed back to back: pressed at a
-  // person's pace (30–150 ms apart) the pane scrolls up and the focused
-  // message ends out of view — a known bug of the conversation's jump
-  // (components/conversation/scroll.rs), found when the runner's traced
-  // actions slowed the presses; open until fixed.
+  // Far: 12 more j's reach the last message, typed back to back...
   await page.keyboard.type('j'.repeat(14));
   await page.waitForFunction(() => document.activeElement?.dataset.messageId === 'd-a5');
   await page.waitForTimeout(300);
   assert.ok(await inView(page, '[data-message-id="d-a5"] .msg-head'));
+  // ...and back up and down again at a person's pace (30–150 ms apart): a
+  // jump's late second focus must not take the focus back to an older
+  // target, out of view (the bug this pace found).
+  for (const [i, key] of [...'kkkkkkkkkkkk', ...'jjjjjjjjjjjj'].entries()) {
+    await page.keyboard.press(key);
+    await page.waitForTimeout(30 + ((i * 37) % 121));
+  }
+  await page.waitForTimeout(400);
+  assert.equal(await focused(), 'd-a5', 'the focus ends on the last message');
+  assert.ok(await inView(page, '[data-message-id="d-a5"] .msg-head'), 'and it is in view');
   // ?: the dialog; Escape closes it and the focus goes back.
   await page.keyboard.press('?');
   await page.getByTestId('shortcuts').waitFor({ state: 'visible' });

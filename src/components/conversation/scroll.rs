@@ -339,18 +339,22 @@ impl Ctl {
     /// while rows are still being measured stops the jump short (Chromium),
     /// and the window moving the element in the DOM drops its focus, so
     /// after two frames, and again a moment later if the focus fell to the
-    /// page.
+    /// page. Only while it is still the newest jump: a key pressed again
+    /// meanwhile (`j` at a person's pace) has sent the focus on, and an
+    /// older target taking it back would leave the focus out of view.
     fn focus_later(&self, target: Target) {
         let ctl = *self;
+        let newest = move || ctl.nav.requested_untracked().is_some_and(|j| j.target == target);
+        let element = move || ctl.dom.try_with_value(|_| ()).filter(|_| newest()).and_then(|_| ctl.target_element(target));
         leptos::task::spawn_local(async move {
             browser::after_next_paint().await;
             browser::after_next_paint().await;
-            if let Some(el) = ctl.dom.try_with_value(|_| ()).and_then(|_| ctl.target_element(target)) {
+            if let Some(el) = element() {
                 browser::focus_quietly(&el);
             }
             browser::sleep(300).await;
             if browser::active_element().is_none() {
-                if let Some(el) = ctl.dom.try_with_value(|_| ()).and_then(|_| ctl.target_element(target)) {
+                if let Some(el) = element() {
                     browser::focus_quietly(&el);
                 }
             }
@@ -528,6 +532,14 @@ impl Ctl {
             md.layout.span(y - screen * 0.5, y + screen * 1.5)
         });
         let margin = if target.at().is_some() { SEGMENT_MARGIN } else { MESSAGE_MARGIN };
+        // The focus leaves the message it is in (`j` from a focused message)
+        // until the target takes it: Chromium keeps a focused element where
+        // it is while the rows around it re-render, which undid the scroll
+        // below (the pane went back to the old message).
+        let list = self.dom.with_value(|d| d.list.clone());
+        if jump.focus && browser::active_element().is_some_and(|el| list.is_some_and(|l| l.contains(Some(&el)))) {
+            browser::blur_active();
+        }
         self.dom.update_value(|d| {
             d.anchor = Some(Anchor::Target { target, margin });
             d.focus = jump.focus.then_some(target);
