@@ -45,6 +45,17 @@ pub(crate) fn as_text(v: &Value) -> String {
 /// (`{"type": "text", "text"}`, Bedrock's `{"text"}` / `{"json"}`) as their
 /// texts joined by a blank line; anything else as JSON.
 pub(crate) fn result_text(v: &Value) -> String {
+    // A list of blocks recorded as JSON text.
+    if let Value::String(s) = v {
+        if s.trim_start().starts_with("[{") {
+            if let Ok(list @ Value::Array(_)) = serde_json::from_str::<Value>(s) {
+                let text = result_text(&list);
+                if !text.starts_with('[') {
+                    return text;
+                }
+            }
+        }
+    }
     if let Value::Array(blocks) = v {
         let texts: Option<Vec<String>> = blocks
             .iter()
@@ -227,6 +238,16 @@ impl Conv {
     /// URL), anything else as a document holding the bytes. The text is
     /// never shown as text.
     pub fn blob(&mut self, path: &str, modality: Option<&str>, mime: Option<&str>, data: &str) -> Option<Segment> {
+        if data.trim().is_empty() {
+            let what = modality.or(mime).unwrap_or("inline data");
+            self.note(path, format!("{what} recorded without its bytes"));
+            return None;
+        }
+        if !is_base64(data) {
+            let shown = crate::recorded::otlp::shown(&Value::String(data.chars().take(40).collect()));
+            self.note(path, format!("inline data that is not base64, not kept: {shown}"));
+            return None;
+        }
         let declared = mime.map(str::trim).filter(|m| !m.is_empty());
         let sniffed = crate::sniff::sniff_base64(data);
         let mime = match (declared, crate::sniff::mismatch(declared, sniffed)) {
@@ -379,6 +400,14 @@ impl Conv {
             .collect();
         (envelope, errors, self.notices)
     }
+}
+
+/// Whether a text is base64 (either alphabet, padded or not, white space
+/// allowed): checked by its characters, in one pass.
+fn is_base64(data: &str) -> bool {
+    let t = data.trim().trim_end_matches('=');
+    !t.is_empty()
+        && t.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_' | b'\n' | b'\r'))
 }
 
 /// The media type of inline data: image, audio or video by the modality or

@@ -9,7 +9,8 @@
 //! One request to a model, as one recording holds it:
 //! - a span an instrumentation made for an LLM request (OpenTelemetry GenAI
 //!   `chat` / `text_completion` / `generate_content`, OpenLLMetry
-//!   `llm.request.type` `chat` / `completion`, OpenInference span kind `LLM`)
+//!   `llm.request.type` `chat` / `completion`, OpenInference span kind `LLM`;
+//!   with no operation named, a span that names its `gen_ai.request.model`)
 //!   together with the log-record or span events of that span (joined by
 //!   `traceId` + `spanId`). A span that is not such a request — an HTTP span,
 //!   an agent, tool, workflow or embeddings span, a framework's span without

@@ -25,8 +25,9 @@ use crate::recorded::otlp::{LogRecord, Span};
 use crate::recorded::{At, Dialect};
 use crate::types::{MessageExt, RequestFormat, Role, Segment};
 
-const MESSAGE_EVENTS: [&str; 5] = [
+const MESSAGE_EVENTS: [&str; 6] = [
     "gen_ai.system.message",
+    "gen_ai.developer.message",
     "gen_ai.user.message",
     "gen_ai.assistant.message",
     "gen_ai.tool.message",
@@ -112,7 +113,7 @@ pub(crate) fn read(span: Option<&Span>, records: &[(At, LogRecord)], format: Opt
                 if let Some(calls) = body.get("tool_calls") {
                     message.entry("tool_calls").or_insert_with(|| calls.clone());
                 }
-                if message.contains_key("content") || message.contains_key("tool_calls") {
+                if message.contains_key("content") {
                     captured = true;
                 }
                 message_of(
@@ -126,7 +127,7 @@ pub(crate) fn read(span: Option<&Span>, records: &[(At, LogRecord)], format: Opt
                 continue;
             }
         };
-        if body.contains_key("content") || body.contains_key("tool_calls") {
+        if body.contains_key("content") {
             captured = true;
         }
         message_of(&mut conv, &ev.path, role, &body, known, ev.name == "gen_ai.developer.message");
@@ -137,9 +138,21 @@ pub(crate) fn read(span: Option<&Span>, records: &[(At, LogRecord)], format: Opt
             r.output = Some(out);
         }
     } else {
-        r.notices.extend(conv.notices);
+        // Capture off: the events still name the tool calls (ids and names).
+        for ev in evs.iter().filter(|e| tool_calls_of(&e.body).is_some()) {
+            let shown = crate::recorded::otlp::shown(tool_calls_of(&ev.body).unwrap_or(&Value::Null));
+            r.notices.push(crate::diag::Notice::new(
+                &ev.path,
+                format!("tool calls recorded without the messages' content: {shown}"),
+            ));
+        }
     }
     r
+}
+
+/// An event's `tool_calls` (of its body, or of a choice's message).
+fn tool_calls_of(body: &Value) -> Option<&Value> {
+    body.get("tool_calls").or_else(|| body.get("message")?.get("tool_calls"))
 }
 
 /// One message from an event's body.
@@ -270,6 +283,19 @@ fn content_part(
         "text" | "input_text" | "output_text" | "" if s("text").is_some() => {
             segs.extend(conv.text(s("text").unwrap_or(""), role))
         }
+        "input_image" => {
+            let url = s("image_url").unwrap_or("");
+            match s("file_id") {
+                Some(id) if url.is_empty() => segs.push(conv.file_id(Some("image/*"), id)),
+                _ => segs.extend(data_url_or_uri(conv, path, Some("image"), url)),
+            }
+        }
+        "input_file" => match (s("file_data"), s("file_id"), s("file_url")) {
+            (Some(d), _, _) => segs.extend(data_url_or_uri(conv, path, None, d)),
+            (_, Some(id), _) => segs.push(conv.file_id(None, id)),
+            (_, _, Some(u)) => segs.push(conv.uri(None, None, u)),
+            _ => conv.unplaced(path, part),
+        },
         "image_url" => {
             let url = o.get("image_url").and_then(|i| i.get("url").or(Some(i))).and_then(Value::as_str).unwrap_or("");
             segs.extend(data_url_or_uri(conv, path, Some("image"), url));

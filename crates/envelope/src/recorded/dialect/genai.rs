@@ -25,7 +25,7 @@
 use serde_json::{Map, Value};
 
 use super::{attr_path, json_of, Attrs, Read};
-use crate::recorded::build::{as_text, Conv};
+use crate::recorded::build::{as_text, result_text, Conv};
 use crate::recorded::Dialect;
 use crate::types::{MessageExt, RequestFormat, Role, Segment};
 
@@ -252,7 +252,7 @@ fn parts_of(conv: &mut Conv, path: &str, role: Role, parts: &[Value]) -> Vec<(Ro
             }
             "tool_call_response" => {
                 let response = o.get("response").or_else(|| o.get("result")).cloned().unwrap_or(Value::Null);
-                let seg = conv.result(s("id"), s("name"), &response);
+                let seg = conv.result(s("id"), s("name"), &Value::String(result_text(&response)));
                 put(Role::Tool, vec![seg], &mut runs);
             }
             "blob" => {
@@ -272,11 +272,10 @@ fn parts_of(conv: &mut Conv, path: &str, role: Role, parts: &[Value]) -> Vec<(Ro
                 let seg = conv.reasoning(s("content").unwrap_or(""));
                 put(role, vec![seg], &mut runs);
             }
-            _ => {
-                if let Some(seg) = conv.block(&p, o) {
-                    put(role, vec![seg], &mut runs);
-                }
-            }
+            // Server tool calls and other parts: the instrumentation's
+            // rendering of a provider's block, not the block itself.
+            _ if o.len() == 1 => conv.note(&p, format!("a `{ty}` part recorded without its content")),
+            _ => conv.unplaced(&p, part),
         }
     }
     runs

@@ -69,7 +69,9 @@ pub fn is_call(span: &Span) -> bool {
     if s("traceloop.span.kind").is_some() {
         return false;
     }
-    carries_content(span)
+    // A model asked for, and no operation named (OpenLLMetry 0.5x's
+    // Responses spans): a call, recorded with or without its messages.
+    a.contains_key("gen_ai.request.model") || carries_content(span)
 }
 
 /// Whether a span holds its messages itself (attributes or span events).

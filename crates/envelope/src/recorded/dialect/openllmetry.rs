@@ -110,6 +110,10 @@ fn message(a: &mut Attrs, conv: &mut Conv, base: &str, finish: &mut Vec<String>)
         let id = a.str(&t("id")).map(str::to_string);
         let name = a.str(&t("name")).unwrap_or("").to_string();
         let args = a.get(&t("arguments")).cloned();
+        if id.as_deref().is_some_and(|i| conv.has_call(i)) {
+            // Also among the content's blocks (`tool_use`): read once.
+            continue;
+        }
         segs.push(conv.call(&attr_path(&t("name")), id.as_deref(), &name, args.as_ref()));
     }
     // Older: one `function_call`.
@@ -127,16 +131,23 @@ fn message(a: &mut Attrs, conv: &mut Conv, base: &str, finish: &mut Vec<String>)
     conv.push(role, segs, ext);
 }
 
-/// A content that is a JSON list of content parts (objects with a
-/// `type`), as OpenLLMetry writes a list content.
+/// A content that is a JSON list of content parts, as OpenLLMetry writes a
+/// list content: objects with a `type` (OpenAI, Anthropic), or Bedrock
+/// Converse blocks (one key: `text`, `image`, `toolUse`, …).
 fn parts(s: &str) -> Option<Vec<Value>> {
     if !s.trim_start().starts_with('[') {
         return None;
     }
+    let block = |p: &Value| {
+        p.get("type").is_some_and(Value::is_string)
+            || p.as_object().is_some_and(|o| {
+                o.len() == 1
+                    && ["text", "image", "document", "video", "toolUse", "toolResult"]
+                        .contains(&o.keys().next().map_or("", |k| k.as_str()))
+            })
+    };
     match serde_json::from_str::<Value>(s).ok()? {
-        Value::Array(list) if !list.is_empty() && list.iter().all(|p| p.get("type").is_some_and(Value::is_string)) => {
-            Some(list)
-        }
+        Value::Array(list) if !list.is_empty() && list.iter().all(block) => Some(list),
         _ => None,
     }
 }
