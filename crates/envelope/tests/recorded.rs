@@ -14,8 +14,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use envelope::recorded::{self, At, Call, Content, Dialect, Reader};
-use envelope::{Envelope, Role, Segment};
+use envelope::export::{self, Target};
+use envelope::import::Format;
+use envelope::recorded::{self, Call, Content, Dialect, Reader};
+use envelope::{Envelope, RequestFormat, Role, Segment};
 use serde_json::{json, Value};
 
 fn fixtures() -> PathBuf {
@@ -684,10 +686,264 @@ fn captured_content_is_what_the_sdk_sent() {
     assert!(compared > 140, "compared {compared}");
 }
 
-#[allow(dead_code)]
-fn at(file: &str) -> At {
-    At::file(file)
+// ---------------------------------------------------------------------------
+// Replay: an envelope with a `source` exports to that format.
+
+fn target_of(f: RequestFormat) -> Target {
+    match f {
+        RequestFormat::Openai => Target::OpenaiChat,
+        RequestFormat::Responses => Target::OpenaiResponses,
+        RequestFormat::Anthropic => Target::Anthropic,
+        #[allow(unreachable_patterns)]
+        other => Target::from_code(other.as_str()).expect("a target for every request format"),
+    }
 }
 
-#[allow(dead_code)]
-fn _uses(_: Dialect, _: Reader) {}
+fn endpoint(f: RequestFormat) -> &'static str {
+    match f {
+        RequestFormat::Openai => "/v1/chat/completions",
+        RequestFormat::Responses => "/v1/responses",
+        RequestFormat::Anthropic => "/v1/messages",
+        #[allow(unreachable_patterns)]
+        _ => "",
+    }
+}
+
+/// Every call read with its request format exports to that format with the
+/// content it holds (its view through the exporter is its own); a request
+/// imported whole (OpenInference's `input.value`) exports to the very body
+/// the SDK sent.
+#[test]
+fn captured_calls_replay_in_their_provider_format() {
+    let mut replayed = 0;
+    let mut whole = 0;
+    for (name, files) in runs() {
+        let r = read_run(&files);
+        let sent = sent(&name);
+        for c in &r.calls {
+            let Some(env) = c.envelope() else { continue };
+            let Some(format) = env.source else { continue };
+            if endpoint(format).is_empty() {
+                continue;
+            }
+            let exported = export::render(env, target_of(format));
+            let body: Value = serde_json::from_str(&exported.text).unwrap();
+            let (view, tools) = envelope_view(env);
+            assert_eq!(body_view(endpoint(format), &body), (view, tools), "{name}: {}", c.at);
+            replayed += 1;
+            if c.dialect == Dialect::Openinference && c.notices.iter().all(|n| !n.path.contains("llm.input_messages")) {
+                if let Some(req) = sent_for(c, &r.calls, &sent).filter(|req| req.path == endpoint(format)) {
+                    if env.messages.iter().all(|m| m.ext.provider.is_none()) && req.body.get("stream").is_none() {
+                        assert_eq!(sorted(&body), sorted(&req.body), "{name}: {} replays the body", c.at);
+                        whole += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(replayed > 120, "replayed {replayed}");
+    assert!(whole >= 20, "replayed {whole} whole bodies");
+}
+
+// ---------------------------------------------------------------------------
+// Batch files.
+
+fn batch(name: &str) -> String {
+    std::fs::read_to_string(fixtures().join("batch").join(name)).unwrap()
+}
+
+#[test]
+fn openai_batch_lines_are_calls_that_replay_their_body() {
+    let text = batch("openai_batch.jsonl");
+    let r = recorded::read(&[("openai_batch.jsonl", &text)]).unwrap();
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(r.calls.len(), lines.len());
+    for (i, (c, line)) in r.calls.iter().zip(&lines).enumerate() {
+        assert_eq!(c.dialect, Dialect::OpenaiBatch);
+        assert_eq!(c.at.line, Some(i as u64 + 1));
+        assert_eq!(c.at.custom_id.as_deref(), line["custom_id"].as_str());
+        assert_eq!(c.provider.as_deref(), Some("openai"));
+        assert_eq!(c.model.as_deref(), line["body"]["model"].as_str());
+        assert!(c.start_ns.is_none() && c.output.is_none() && c.errors.is_empty(), "{}", c.at);
+        let format = c.envelope().unwrap().source.unwrap();
+        assert_eq!(endpoint(format), line["url"].as_str().unwrap());
+        let exported = export::render(c.envelope().unwrap(), target_of(format));
+        let body: Value = serde_json::from_str(&exported.text).unwrap();
+        assert_eq!(sorted(&body), sorted(&line["body"]), "{}", c.at);
+        assert_eq!(c.summary().at, c.at);
+    }
+}
+
+#[test]
+fn anthropic_batch_requests_are_calls_that_replay_their_params() {
+    let text = batch("anthropic_batch.json");
+    let r = recorded::read(&[("anthropic_batch.json", &text)]).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let requests = doc["requests"].as_array().unwrap();
+    assert_eq!(r.calls.len(), requests.len());
+    for (i, (c, req)) in r.calls.iter().zip(requests).enumerate() {
+        assert_eq!(c.dialect, Dialect::AnthropicBatch);
+        assert_eq!((c.at.line, c.at.index), (None, Some(i as u64)));
+        assert_eq!(c.at.custom_id.as_deref(), req["custom_id"].as_str());
+        let exported = export::render(c.envelope().unwrap(), Target::Anthropic);
+        let body: Value = serde_json::from_str(&exported.text).unwrap();
+        assert_eq!(sorted(&body), sorted(&req["params"]), "{}", c.at);
+    }
+    // The same requests one a line.
+    let lines: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let again = recorded::read(&[("anthropic.jsonl", &lines)]).unwrap();
+    assert_eq!(again.calls.len(), requests.len());
+    assert!(again.calls.iter().enumerate().all(|(i, c)| c.at.line == Some(i as u64 + 1) && c.at.index.is_none()));
+}
+
+#[test]
+fn json_lines_of_bodies_detect_each_line() {
+    let text = batch("bodies.jsonl");
+    let r = recorded::read(&[("bodies.jsonl", &text)]).unwrap();
+    assert_eq!(r.calls.len(), text.lines().filter(|l| !l.trim().is_empty()).count());
+    let mut formats = std::collections::BTreeSet::new();
+    for c in &r.calls {
+        let Dialect::Request(f) = c.dialect else { panic!("{}", c.at) };
+        formats.insert(f.code());
+        let env = c.envelope().unwrap();
+        let line: Value = serde_json::from_str(text.lines().nth(c.at.line.unwrap() as usize - 1).unwrap()).unwrap();
+        if let Some(format) = env.source {
+            let body: Value = serde_json::from_str(&export::render(env, target_of(format)).text).unwrap();
+            assert_eq!(sorted(&body), sorted(&line), "{}", c.at);
+        }
+    }
+    assert!(formats.len() >= 3, "{formats:?}");
+    // An envelope on a line is a call too.
+    let env =
+        std::fs::read_to_string(fixtures().join("envelopes/valid").read_dir().unwrap().next().unwrap().unwrap().path())
+            .unwrap();
+    let one_line: Value = serde_json::from_str(&env).unwrap();
+    let r = recorded::read(&[("mixed.jsonl", &format!("{one_line}\n{}\n", text.lines().next().unwrap()))]).unwrap();
+    assert_eq!(r.calls[0].dialect, Dialect::Request(Format::Envelope));
+}
+
+#[test]
+fn batch_errors_are_located_by_file_line_and_path() {
+    let good = r#"{"custom_id":"a","method":"POST","url":"/v1/chat/completions","body":{"model":"m","messages":[{"role":"user","content":"hi"}]}}"#;
+    let text = [
+        good,
+        r#"{"custom_id":"b","method":"POST","url":"/v1/embeddings","body":{"model":"m","input":"x"}}"#,
+        r#"{"custom_id":"c","method":"POST","url":"/v1/chat/completions","body":{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"javascript:alert(1)"}}]}]}}"#,
+        r#"{"custom_id":"d", "method":"POST", "url":"/v1/chat/completions", "body": [1]}"#,
+        "{not json",
+        good,
+    ]
+    .join("\n");
+    let errors = recorded::read(&[("in.jsonl", &text)]).unwrap_err();
+    let located: Vec<(Option<u64>, Option<&str>, &str)> =
+        errors.iter().map(|e| (e.at.line, e.at.custom_id.as_deref(), e.path.as_str())).collect();
+    assert_eq!(
+        located,
+        [
+            (Some(2), Some("b"), "url"),
+            (Some(3), Some("c"), "body.messages[0].content[0].image_url.url"),
+            (Some(4), Some("d"), "body"),
+            (Some(5), None, "line 1 column 2"),
+        ],
+        "{errors:?}"
+    );
+    assert!(errors[0].to_string().starts_with("in.jsonl:2 custom_id \"b\": url: `/v1/embeddings`"), "{}", errors[0]);
+    // Line by line, the good lines still give their calls.
+    let mut reader = Reader::new();
+    let results: Vec<_> = text.lines().enumerate().map(|(i, l)| reader.line("in.jsonl", i as u64 + 1, l)).collect();
+    assert_eq!(results.iter().filter(|r| r.as_ref().is_ok_and(|c| c.len() == 1)).count(), 2);
+    // A results file is named as one.
+    let e = recorded::read(&[("out.jsonl", r#"{"id":"x","custom_id":"a","response":{"status_code":200,"body":{}}}"#)])
+        .unwrap_err();
+    assert!(e[0].message.contains("results"), "{}", e[0]);
+}
+
+// ---------------------------------------------------------------------------
+// Streaming: line by line gives what whole files give.
+
+fn key(c: &Call) -> String {
+    format!("{}|{:?}|{:?}", serde_json::to_string(&c.content).unwrap(), c.output, c.usage)
+}
+
+/// When an OTLP line was exported: its spans' latest end, or its log
+/// records' latest time.
+fn line_time(line: &str) -> u64 {
+    let v: Value = serde_json::from_str(line).unwrap();
+    let mut times = Vec::new();
+    for r in v["resourceSpans"].as_array().into_iter().flatten() {
+        for sc in r["scopeSpans"].as_array().into_iter().flatten() {
+            for sp in sc["spans"].as_array().into_iter().flatten() {
+                times.push(s(&sp["endTimeUnixNano"]).parse::<u64>().unwrap());
+            }
+        }
+    }
+    for r in v["resourceLogs"].as_array().into_iter().flatten() {
+        for sc in r["scopeLogs"].as_array().into_iter().flatten() {
+            for rec in sc["logRecords"].as_array().into_iter().flatten() {
+                let t = rec.get("timeUnixNano").or_else(|| rec.get("observedTimeUnixNano")).unwrap();
+                times.push(s(t).parse::<u64>().unwrap());
+            }
+        }
+    }
+    times.into_iter().max().unwrap_or(0)
+}
+
+#[test]
+fn line_by_line_reading_gives_the_calls_whole_files_give() {
+    for (name, files) in runs() {
+        let whole = read_run(&files);
+        let mut want: Vec<String> = whole.calls.iter().map(key).collect();
+        want.sort();
+        // One reader, files one after the other, a line at a time.
+        let mut reader = Reader::new();
+        let mut got = Vec::new();
+        for (file, text) in &files {
+            for (i, line) in text.lines().enumerate() {
+                got.extend(reader.line(file, i as u64 + 1, line).unwrap());
+            }
+        }
+        let finished = reader.finish();
+        got.extend(finished.calls);
+        let mut got: Vec<String> = got.iter().map(key).collect();
+        got.sort();
+        assert_eq!(got, want, "{name}");
+
+        // Windowed over the two signals in one file in time order (as a
+        // Collector writing both to one file): the same calls, and never
+        // more than a window's worth waiting.
+        let mut mixed: Vec<(u64, &str)> = Vec::new();
+        for (_, text) in &files {
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                mixed.push((line_time(line), line));
+            }
+        }
+        mixed.sort_by_key(|(t, _)| *t);
+        let mixed: Vec<&str> = mixed.into_iter().map(|(_, l)| l).collect();
+        let mut reader = Reader::windowed(8);
+        let mut got = Vec::new();
+        let mut most = 0;
+        for (i, line) in mixed.iter().enumerate() {
+            got.extend(reader.line("both.jsonl", i as u64 + 1, line).unwrap());
+            most = most.max(reader.waiting());
+        }
+        got.extend(reader.finish().calls);
+        assert!(most <= 16, "{name}: {most} waiting");
+        let mut got: Vec<String> = got.iter().map(key).collect();
+        got.sort();
+        assert_eq!(got, want, "{name}: windowed");
+    }
+}
+
+#[test]
+fn events_after_their_call_are_counted_not_made_a_second_call() {
+    // SPAN_AND_EVENT: the messages on the span and on the event.
+    let (_, files) = runs().into_iter().find(|(n, _)| n == "otel-openai-v2-latest-span-and-event").unwrap();
+    let r = read_run(&files);
+    assert_eq!(r.calls.len(), expected_calls()["otel-openai-v2-latest-span-and-event"]);
+    assert!(r.late_events as usize >= r.calls.len(), "{}", r.late_events);
+    // Logs first: the events wait for their span, then join it.
+    let reversed: Vec<(String, String)> = files.iter().rev().cloned().collect();
+    let again = read_run(&reversed);
+    assert_eq!(again.calls.len(), r.calls.len());
+    assert_eq!(again.calls.iter().map(key).collect::<Vec<_>>(), r.calls.iter().map(key).collect::<Vec<_>>());
+}

@@ -724,7 +724,7 @@ impl Reader {
             let mut span_at = at.clone();
             span_at.trace_id = (!span.trace_id.is_empty()).then(|| span.trace_id.clone());
             span_at.span_id = (!span.span_id.is_empty()).then(|| span.span_id.clone());
-            let waiting = self.logs.get(&key).is_some_and(|h| dialect::events_complete(&h.records));
+            let waiting = self.logs.get(&key).is_some_and(|h| dialect::events_complete(&span, &h.records));
             if waiting || dialect::carries_content(&span) || span.span_id.is_empty() {
                 let records = self.logs.remove(&key).map(|h| h.records).unwrap_or_default();
                 out.push(dialect::call(span_at, Some(&span), &records));
@@ -774,7 +774,7 @@ impl Reader {
                 held.tick = self.tick;
                 self.order.push_back((self.tick, key.clone()));
             }
-            let complete = dialect::events_complete(&held.records);
+            let complete = self.spans.get(&key).is_some_and(|s| dialect::events_complete(&s.span, &held.records));
             if complete {
                 if let Some(span) = self.spans.remove(&key) {
                     let records = self.logs.remove(&key).map(|h| h.records).unwrap_or_default();

@@ -95,10 +95,21 @@ pub fn is_genai_event(r: &LogRecord) -> bool {
     r.event_name.as_deref().is_some_and(|n| n.starts_with("gen_ai."))
 }
 
-/// Whether a span's events are all there: the reply (`gen_ai.choice`) or
-/// the whole call (`gen_ai.client.inference.operation.details`) came.
-pub fn events_complete(records: &[(At, LogRecord)]) -> bool {
-    records.iter().any(|(_, r)| matches!(r.event_name.as_deref(), Some("gen_ai.choice") | Some(OPERATION_DETAILS)))
+/// Whether a span's events are all there: the whole call came
+/// (`gen_ai.client.inference.operation.details`), or the reply did: as many
+/// `gen_ai.choice` events as the span asked for choices
+/// (`gen_ai.request.choice.count`, 1 when not recorded).
+pub fn events_complete(span: &Span, records: &[(At, LogRecord)]) -> bool {
+    let wanted = span.attributes.get("gen_ai.request.choice.count").and_then(Value::as_u64).unwrap_or(1).max(1);
+    let mut choices = 0;
+    for (_, r) in records {
+        match r.event_name.as_deref() {
+            Some(OPERATION_DETAILS) => return true,
+            Some("gen_ai.choice") => choices += 1,
+            _ => {}
+        }
+    }
+    choices >= wanted
 }
 
 /// The attributes of a call, with the keys a reader used.
