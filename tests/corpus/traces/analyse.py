@@ -8,8 +8,8 @@ they hold (JSON-string attributes are parsed and searched inside). Then, for eac
 request HAS, checks whether the telemetry has it too:
 
   system, user_text, assistant_history, tool_call_history, tool_result, tool_definitions,
-  tool_schema, image_base64, image_url, temperature, max_tokens, top_p, stop, seed,
-  response_schema, stream, n, output_text, output_tool_calls
+  tool_schema, image_base64, image_url, document_base64, temperature, max_tokens, top_p, stop, seed,
+  response_schema, stream, n, output_text, output_reasoning, output_tool_calls
 
 Prints per run: feature -> recorded/present (e.g. 3/5). Standard library only.
 """
@@ -240,6 +240,9 @@ def features(e):
     m = re.search(r"iVBORw0KGgo[A-Za-z0-9+/_=-]{20}", raw)
     if m:
         f["image_base64"] = lambda s, k, n=m.group(0)[:30]: has(s, n)
+    m = re.search(r"JVBERi0xLj[A-Za-z0-9+/_=-]{20}", raw)
+    if m:
+        f["document_base64"] = lambda s, k, n=m.group(0)[:30]: has(s, n)
     for u in IMAGE_URLS:
         if u in raw:
             f["image_url"] = lambda s, k, u=u: has(s, u)
@@ -262,6 +265,8 @@ def features(e):
     reply = e.get("reply") or {}
     if reply.get("text"):
         f["output_text"] = lambda s, k, t=reply["text"]: has(s, t[:40]) or has(s, t[-30:])
+    if reply.get("reasoning"):
+        f["output_reasoning"] = lambda s, k, t=reply["reasoning"]: has(s, t[:40])
     if reply.get("toolCalls"):
         f["output_tool_calls"] = lambda s, k: has(s, "Paris, France") or has(s, "sample order_id")
     return f
@@ -292,7 +297,7 @@ def _key_mentions(key, name, pats):
 
 
 ORDER = ["system", "user_text", "assistant_history", "tool_call_history", "tool_result", "tool_definitions", "tool_schema",
-         "image_base64", "image_url", "temperature", "max_tokens", "top_p", "stop", "seed", "response_schema", "stream", "n", "output_text", "output_tool_calls"]
+         "image_base64", "image_url", "document_base64", "temperature", "max_tokens", "top_p", "stop", "seed", "response_schema", "stream", "n", "output_text", "output_reasoning", "output_tool_calls"]
 
 
 MISSES = {}

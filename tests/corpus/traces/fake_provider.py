@@ -46,6 +46,9 @@ REPLIES = [
 ]
 
 
+THOUGHT = "The user wants a short factual answer. Check the question, recall the fact, answer in one sentence."
+
+
 def _digest(data: bytes) -> int:
     return int.from_bytes(hashlib.sha256(data).digest()[:4], "big")
 
@@ -236,7 +239,7 @@ class Handler(BaseHTTPRequestHandler):
             raw = self._read_chunked()
         parsed_url = urllib.parse.urlsplit(self.path)
         path = urllib.parse.unquote(parsed_url.path)
-        seq = self.server.recorder.arrived()
+        seq = self.seq = self.server.recorder.arrived()
         entry = {"method": "POST", "path": path}
         if parsed_url.query:
             entry["query"] = parsed_url.query
@@ -274,10 +277,16 @@ class Handler(BaseHTTPRequestHandler):
                 reply = {"kind": self.plan.kind}
                 if self.plan.text:
                     reply["text"] = self.plan.text
+                if getattr(self.plan, "thought", None):
+                    reply["reasoning"] = self.plan.thought
                 if self.plan.calls:
                     reply["toolCalls"] = [{"name": n, "arguments": a} for n, a in self.plan.calls]
                 entry["reply"] = reply
             self.server.recorder.record(seq, entry)
+
+    def _id(self, prefix: str, raw: bytes, i: int, n: int = 24) -> str:
+        """An id unique to this request (real providers never repeat one), stable for a run."""
+        return call_id(prefix, b"%d:" % self.seq + raw, i, n)
 
     def _plan(self, *args, **kwargs) -> Plan:
         self.plan = plan_reply(*args, **kwargs)
@@ -336,12 +345,12 @@ class Handler(BaseHTTPRequestHandler):
         plan = self._plan(raw, tools, has_result, schema, body.get("tool_choice") == "none", forced)
         model = body.get("model", "gpt-4o-mini")
         created = 1746000000 + _digest(raw) % 100000
-        cid = call_id("chatcmpl-", raw, 0, 29)
+        cid = self._id("chatcmpl-", raw, 0, 29)
         pt, ct = usage_for(raw, plan.text or json.dumps(plan.calls))
         n = int(body.get("n") or 1)
         tool_calls = [
             {
-                "id": call_id("call_", raw, i),
+                "id": self._id("call_", raw, i),
                 "type": "function",
                 "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)},
             }
@@ -415,15 +424,18 @@ class Handler(BaseHTTPRequestHandler):
         schema = fmt.get("schema") if fmt.get("type") == "json_schema" else None
         plan = self._plan(raw, tools, has_result, schema, body.get("tool_choice") == "none", forced)
         model = body.get("model", "gpt-4.1-mini")
-        rid = call_id("resp_", raw, 0, 48)
+        rid = self._id("resp_", raw, 0, 48)
         pt, ct = usage_for(raw, plan.text or json.dumps(plan.calls))
         output = []
+        if (body.get("reasoning") or {}).get("summary"):
+            output.append({"type": "reasoning", "id": self._id("rs_", raw, 0, 48), "summary": [{"type": "summary_text", "text": THOUGHT}]})
+            self.plan.thought = THOUGHT
         if plan.kind == "tools":
             for i, (name, args) in enumerate(plan.calls):
                 output.append({
                     "type": "function_call",
-                    "id": call_id("fc_", raw, i, 48),
-                    "call_id": call_id("call_", raw, i),
+                    "id": self._id("fc_", raw, i, 48),
+                    "call_id": self._id("call_", raw, i),
                     "name": name,
                     "arguments": json.dumps(args, ensure_ascii=False),
                     "status": "completed",
@@ -431,7 +443,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             output.append({
                 "type": "message",
-                "id": call_id("msg_", raw, 0, 48),
+                "id": self._id("msg_", raw, 0, 48),
                 "status": "completed",
                 "role": "assistant",
                 "content": [{"type": "output_text", "text": plan.text, "annotations": [], "logprobs": []}],
@@ -450,7 +462,7 @@ class Handler(BaseHTTPRequestHandler):
             "output": output,
             "parallel_tool_calls": True,
             "previous_response_id": body.get("previous_response_id"),
-            "reasoning": {"effort": None, "summary": None},
+            "reasoning": body.get("reasoning") or {"effort": None, "summary": None},
             "service_tier": "default",
             "store": body.get("store", True),
             "temperature": body.get("temperature", 1.0),
@@ -481,7 +493,9 @@ class Handler(BaseHTTPRequestHandler):
             ev("response.created", response={**resp, "status": "in_progress", "output": [], "usage": None})
             ev("response.in_progress", response={**resp, "status": "in_progress", "output": [], "usage": None})
             for oi, item in enumerate(output):
-                if item["type"] == "message":
+                if item["type"] == "reasoning":
+                    ev("response.output_item.added", output_index=oi, item={**item, "summary": []})
+                elif item["type"] == "message":
                     ev("response.output_item.added", output_index=oi, item={**item, "status": "in_progress", "content": []})
                     ev("response.content_part.added", item_id=item["id"], output_index=oi, content_index=0, part={"type": "output_text", "text": "", "annotations": []})
                     words = re.findall(r"\S+\s*", plan.text)
@@ -509,17 +523,20 @@ class Handler(BaseHTTPRequestHandler):
         plan = self._plan(raw, tools, has_result, None, tc.get("type") == "none", forced)
         return self._anthropic_reply(raw, body, plan, body.get("model", "claude-sonnet-4-5"))
 
-    def _anthropic_message(self, raw, plan, model):
+    def _anthropic_message(self, raw, plan, model, thinking=False):
         content = []
+        if thinking:
+            content.append({"type": "thinking", "thinking": THOUGHT, "signature": "EqQBCkgIARABGAIiQL" + self._id("", raw, 0, 40)})
+            self.plan.thought = THOUGHT
         if plan.kind == "tools":
             content.append({"type": "text", "text": "I'll look that up."})
             for i, (name, args) in enumerate(plan.calls):
-                content.append({"type": "tool_use", "id": call_id("toolu_01", raw, i), "name": name, "input": args})
+                content.append({"type": "tool_use", "id": self._id("toolu_01", raw, i), "name": name, "input": args})
         else:
             content.append({"type": "text", "text": plan.text})
         pt, ct = usage_for(raw, plan.text or json.dumps(plan.calls))
         return {
-            "id": call_id("msg_01", raw, 0),
+            "id": self._id("msg_01", raw, 0),
             "type": "message",
             "role": "assistant",
             "model": model,
@@ -536,14 +553,19 @@ class Handler(BaseHTTPRequestHandler):
         }
 
     def _anthropic_reply(self, raw, body, plan, model):
-        msg = self._anthropic_message(raw, plan, model)
+        thinking = (body.get("thinking") or {}).get("type") in ("enabled", "adaptive")
+        msg = self._anthropic_message(raw, plan, model, thinking)
         if not body.get("stream"):
             return self._send_json(msg, extra_headers={"request-id": "req_" + msg["id"][6:]})
         self._start_stream()
         start = {**msg, "content": [], "stop_reason": None, "usage": {**msg["usage"], "output_tokens": 1}}
         self._sse({"type": "message_start", "message": start}, "message_start")
         for i, block in enumerate(msg["content"]):
-            if block["type"] == "text":
+            if block["type"] == "thinking":
+                self._sse({"type": "content_block_start", "index": i, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}, "content_block_start")
+                self._sse({"type": "content_block_delta", "index": i, "delta": {"type": "thinking_delta", "thinking": block["thinking"]}}, "content_block_delta")
+                self._sse({"type": "content_block_delta", "index": i, "delta": {"type": "signature_delta", "signature": block["signature"]}}, "content_block_delta")
+            elif block["type"] == "text":
                 self._sse({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}}, "content_block_start")
                 words = re.findall(r"\S+\s*", block["text"])
                 for k in range(0, len(words), 3):
@@ -559,7 +581,7 @@ class Handler(BaseHTTPRequestHandler):
     def anthropic_batch(self, raw, body):
         n = len(body.get("requests") or [])
         self._send_json({
-            "id": call_id("msgbatch_01", raw, 0),
+            "id": self._id("msgbatch_01", raw, 0),
             "type": "message_batch",
             "processing_status": "in_progress",
             "request_counts": {"processing": n, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0},
@@ -593,6 +615,10 @@ class Handler(BaseHTTPRequestHandler):
             parts = [{"functionCall": {"name": n, "args": a}} for n, a in plan.calls]
         else:
             parts = [{"text": plan.text}]
+        tcfg = gc.get("thinkingConfig") or gc.get("thinking_config") or {}
+        if tcfg.get("includeThoughts") or tcfg.get("include_thoughts"):
+            parts = [{"text": THOUGHT, "thought": True}] + parts
+            self.plan.thought = THOUGHT
         resp = {
             "candidates": [{"content": {"parts": parts, "role": "model"}, "finishReason": "STOP", "avgLogprobs": -0.12, "index": 0}],
             "usageMetadata": {
@@ -603,7 +629,7 @@ class Handler(BaseHTTPRequestHandler):
                 "candidatesTokensDetails": [{"modality": "TEXT", "tokenCount": ct}],
             },
             "modelVersion": model.removeprefix("models/"),
-            "responseId": call_id("", raw, 0, 22),
+            "responseId": self._id("", raw, 0, 22),
         }
         if not stream:
             return self._send_json(resp)
@@ -636,7 +662,7 @@ class Handler(BaseHTTPRequestHandler):
         content = []
         if plan.kind == "tools":
             for i, (name, args) in enumerate(plan.calls):
-                content.append({"toolUse": {"toolUseId": call_id("tooluse_", raw, i, 22), "name": name, "input": args}})
+                content.append({"toolUse": {"toolUseId": self._id("tooluse_", raw, i, 22), "name": name, "input": args}})
         else:
             content.append({"text": plan.text})
         stop = "tool_use" if plan.kind == "tools" else "end_turn"
@@ -644,7 +670,7 @@ class Handler(BaseHTTPRequestHandler):
         if not stream:
             return self._send_json(
                 {"output": {"message": {"role": "assistant", "content": content}}, "stopReason": stop, "usage": usage, "metrics": {"latencyMs": 321}},
-                extra_headers={"x-amzn-RequestId": "5c1f7a1e-0000-4000-8000-" + call_id("", raw, 0, 12)},
+                extra_headers={"x-amzn-RequestId": "5c1f7a1e-0000-4000-8000-" + self._id("", raw, 0, 12)},
             )
         self._start_stream("application/vnd.amazon.eventstream")
         self._chunk(event_stream_message("messageStart", {"role": "assistant"}))

@@ -50,6 +50,30 @@ def tiny_png() -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
 
 
+def tiny_pdf() -> bytes:
+    """A real one-page PDF saying "Invoice 1042: 3 croissants, 4.50 EUR" (xref offsets computed)."""
+    text = b"BT /F1 12 Tf 20 50 Td (Invoice 1042: 3 croissants, 4.50 EUR) Tj ET"
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 100] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(text) + text + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for i, o in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + o + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return out
+
+
+PDF = tiny_pdf()
+PDF_B64 = base64.b64encode(PDF).decode()
 PNG = tiny_png()
 PNG_B64 = base64.b64encode(PNG).decode()
 IMAGE_URL = "https://example.com/images/checkerboard.png"
@@ -196,7 +220,17 @@ def oa_chat_scenarios(c, v):
             n=2, logprobs=False, max_completion_tokens=50,
         )
 
+    def document():
+        c.chat.completions.create(
+            model="gpt-4o",
+            messages=[{"role": "user", "content": [
+                {"type": "file", "file": {"filename": "invoice-1042.pdf", "file_data": f"data:application/pdf;base64,{PDF_B64}"}},
+                {"type": "text", "text": "What is the total of this invoice?"},
+            ]}],
+        )
+
     return [
+        ("chat.document", document),
         ("chat.simple", simple), ("chat.multiturn", multiturn), ("chat.tools", tools),
         ("chat.parallel_tools", lambda: tools(True)), ("chat.image", image), ("chat.json_schema", json_schema),
         ("chat.stream", stream), ("chat.n_choices", n_choices),
@@ -255,7 +289,17 @@ def oa_responses_scenarios(c, v):
         r = c.responses.create(model=model, input=pick(USERS, v, 8), store=True)
         c.responses.create(model=model, input="And now in one word?", previous_response_id=r.id)
 
+    def reasoning():
+        c.responses.create(
+            model="o4-mini", input=[{"role": "user", "content": [
+                {"type": "input_text", "text": "How many croissants are on this invoice?"},
+                {"type": "input_file", "filename": "invoice-1042.pdf", "file_data": f"data:application/pdf;base64,{PDF_B64}"},
+            ]}],
+            reasoning={"effort": "low", "summary": "auto"}, max_output_tokens=800,
+        )
+
     return [
+        ("responses.reasoning", reasoning),
         ("responses.simple", simple), ("responses.image", messages_image), ("responses.tools", tools),
         ("responses.json_schema", json_schema), ("responses.stream", stream), ("responses.chained", chained),
     ]
@@ -332,7 +376,17 @@ def anthropic_scenarios(c, v):
             messages=[{"role": "user", "content": pick(USERS, v, 9)}],
         )
 
+    def document():
+        c.messages.create(
+            model=model, max_tokens=300,
+            messages=[{"role": "user", "content": [
+                {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_B64}, "title": "Invoice 1042"},
+                {"type": "text", "text": "What is the total of this invoice?"},
+            ]}],
+        )
+
     return [
+        ("messages.document", document),
         ("messages.simple", simple), ("messages.multiturn_cache", multiturn_cache), ("messages.tools", tools),
         ("messages.parallel_tools", lambda: tools(True)), ("messages.image", image), ("messages.stream", stream),
         ("messages.stream_create", stream_create), ("messages.thinking", thinking),
@@ -413,7 +467,21 @@ def gemini_scenarios(c, v):
         for _ in c.models.generate_content_stream(model=model, contents=pick(USERS, v, 5), config=types.GenerateContentConfig(temperature=0.7)):
             pass
 
+    def thinking():
+        c.models.generate_content(
+            model="gemini-2.5-pro", contents=pick(USERS, v, 9),
+            config=types.GenerateContentConfig(thinking_config=types.ThinkingConfig(include_thoughts=True, thinking_budget=512)),
+        )
+
+    def document():
+        c.models.generate_content(
+            model=model,
+            contents=[types.Part.from_bytes(data=PDF, mime_type="application/pdf"), "What is the total of this invoice?"],
+        )
+
     return [
+        ("gemini.thinking", thinking),
+        ("gemini.document", document),
         ("gemini.simple", simple), ("gemini.multiturn", multiturn), ("gemini.tools", tools), ("gemini.afc", afc),
         ("gemini.image", image), ("gemini.json_schema", json_schema), ("gemini.stream", stream),
     ]
@@ -498,7 +566,17 @@ def bedrock_scenarios(c, v):
         r = c.invoke_model(modelId="amazon.nova-micro-v1:0", body=json.dumps(body))
         r["body"].read()
 
+    def document():
+        c.converse(
+            modelId=model,
+            messages=[{"role": "user", "content": [
+                {"document": {"format": "pdf", "name": "invoice-1042", "source": {"bytes": PDF}}},
+                {"text": "What is the total of this invoice?"},
+            ]}],
+        )
+
     return [
+        ("bedrock.document", document),
         ("bedrock.simple", simple), ("bedrock.multiturn", multiturn), ("bedrock.tools", tools),
         ("bedrock.parallel_tools", lambda: tools(True)), ("bedrock.image", image), ("bedrock.stream", stream),
         ("bedrock.invoke_claude", invoke_claude), ("bedrock.invoke_nova", invoke_nova),
@@ -701,6 +779,10 @@ def main():
                     except Exception as e:  # keep going; report at the end
                         failed += 1
                         print(f"[{args.run}] {name}#{v} FAILED: {type(e).__name__}: {e}", file=sys.stderr)
+                        if os.environ.get("CORPUS_TRACEBACK"):
+                            import traceback
+
+                            traceback.print_exc()
     tp.force_flush()
     lp.force_flush()
     tp.shutdown()

@@ -67,8 +67,8 @@ def main():
         "",
         "## Runs",
         "",
-        "| run | instrumentation | SDK | environment | requests sent | LLM-call spans | log records |",
-        "| --- | --- | --- | --- | ---: | ---: | ---: |",
+        "| run | instrumentation | SDK | environment | mode | requests sent | LLM-call spans | log records |",
+        "| --- | --- | --- | --- | --- | ---: | ---: | ---: |",
     ]
     totals = [0, 0, 0]
     for name, c in configs.RUNS.items():
@@ -82,10 +82,18 @@ def main():
         totals[1] += i.get("llm_spans", 0)
         totals[2] += i.get("log_records", 0)
         lines.append(
-            f"| `{name}` | {inst} | {sdks} | {('`' + env + '`') if env else '(none)'} | {i.get('requests_sent', '-')} | "
+            f"| `{name}` | {inst} | {sdks} | {('`' + env + '`') if env else '(none)'} | {c.get('note', '')} | {i.get('requests_sent', '-')} | "
             f"{i.get('llm_spans', '-')} | {i.get('log_records', 0)} |"
         )
-    lines.append(f"| **total** | | | | {totals[0]} | {totals[1]} | {totals[2]} |")
+    lines.append(f"| **total** | | | | | {totals[0]} | {totals[1]} | {totals[2]} |")
+    lines += [
+        "",
+        "An LLM-call span here is a span with `gen_ai.request.model`, `gen_ai.operation.name` (not",
+        "`execute_tool`), `llm.model_name` or `llm.provider` (`verify.py`). Under OpenLLMetry and",
+        "OpenInference the Anthropic runs have two per call: the instrumentation's and the anthropic SDK's",
+        "own span (see below). The google-genai automatic-function-calling scenario has one span for two",
+        "requests. `small` runs (content off) run one variant; the others two.",
+    ]
     lines += [
         "",
         "Common to all: opentelemetry-sdk and opentelemetry-exporter-otlp-proto-http as pinned in",
@@ -96,11 +104,11 @@ def main():
         + "; ".join(
             f"**{p}**: {', '.join(n for n in names)}"
             for p, names in {
-                "openai_chat": ["simple (system+user, temperature/max_tokens/top_p/stop/seed/penalties/user)", "multiturn", "tools (2 calls)", "parallel_tools (2 calls)", "image (base64 + URL)", "json_schema", "stream", "n_choices (developer role, n=2)"],
-                "openai_responses": ["simple (instructions)", "image (input_image base64 + URL)", "tools (2 calls)", "json_schema", "stream", "chained (previous_response_id, 2 calls)"],
-                "anthropic": ["simple (system, stop_sequences, metadata)", "multiturn_cache (system blocks, cache_control)", "tools (2 calls)", "parallel_tools (2 calls)", "image (base64 + URL)", "stream (messages.stream)", "stream_create (stream=True)", "thinking"],
-                "gemini": ["simple (system_instruction, temperature/top_p/top_k/max_output_tokens/stop/seed)", "multiturn", "tools (2 calls)", "afc (automatic function calling: 2 HTTP requests in one SDK call)", "image (inline bytes + file URI)", "json_schema", "stream"],
-                "bedrock": ["simple converse (system, inferenceConfig, additionalModelRequestFields)", "multiturn", "tools (2 calls)", "parallel_tools (2 calls)", "image (bytes + s3Location)", "converse_stream", "invoke_model Claude body", "invoke_model Nova body"],
+                "openai_chat": ["simple (system+user, temperature/max_tokens/top_p/stop/seed/penalties/user)", "multiturn", "tools (2 calls)", "parallel_tools (2 calls)", "image (base64 + URL)", "json_schema", "stream", "n_choices (developer role, n=2)", "document (file part, PDF data URL)"],
+                "openai_responses": ["simple (instructions)", "image (input_image base64 + URL)", "tools (2 calls)", "json_schema", "stream", "chained (previous_response_id, 2 calls)", "reasoning (o4-mini, reasoning summary, input_file PDF)"],
+                "anthropic": ["simple (system, stop_sequences, metadata)", "multiturn_cache (system blocks, cache_control)", "tools (2 calls)", "parallel_tools (2 calls)", "image (base64 + URL)", "stream (messages.stream)", "stream_create (stream=True)", "thinking (reply has a thinking block)", "document (PDF base64)"],
+                "gemini": ["simple (system_instruction, temperature/top_p/top_k/max_output_tokens/stop/seed)", "multiturn", "tools (2 calls)", "afc (automatic function calling: 2 HTTP requests in one SDK call)", "image (inline bytes + file URI)", "json_schema", "stream", "thinking (include_thoughts: reply has a thought part)", "document (inline PDF)"],
+                "bedrock": ["simple converse (system, inferenceConfig, additionalModelRequestFields)", "multiturn", "tools (2 calls)", "parallel_tools (2 calls)", "image (bytes + s3Location)", "converse_stream", "invoke_model Claude body", "invoke_model Nova body", "document (PDF bytes)"],
             }.items()
         )
         + ".",
@@ -108,7 +116,8 @@ def main():
     ]
     notes = os.path.join(HERE, "notes.md")
     if os.path.exists(notes):
-        lines.append(open(notes, encoding="utf-8").read().rstrip())
+        table = subprocess.run([sys.executable, os.path.join(HERE, "analyse.py"), FIX, "--markdown"], capture_output=True, text=True, check=True).stdout.rstrip()
+        lines.append(open(notes, encoding="utf-8").read().rstrip().replace("{{TABLE}}", table))
         lines.append("")
     lines += ["## Attribute keys and events seen on LLM-call spans, per run", "", "Indexes folded to `{i}`; the count is how many LLM-call spans carry the key.", ""]
     for name in configs.RUNS:
