@@ -64,12 +64,16 @@ fn read_run(files: &[(String, String)]) -> recorded::Recorded {
 fn expected_calls() -> HashMap<String, usize> {
     let text = std::fs::read_to_string(fixtures().join("traces/SOURCES.md")).unwrap();
     let mut out = HashMap::new();
+    let mut column = None;
     for line in text.lines() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        if cells.len() >= 9 && cells[1].starts_with('`') {
-            out.insert(cells[1].trim_matches('`').to_string(), cells[6].parse().unwrap());
+        if cells.get(1) == Some(&"run") {
+            column = cells.iter().position(|c| *c == "LLM-call spans");
+        } else if let (Some(col), Some(run)) = (column, cells.get(1).filter(|c| c.starts_with('`'))) {
+            out.insert(run.trim_matches('`').to_string(), cells[col].parse().unwrap());
         }
     }
+    assert!(!out.is_empty(), "SOURCES.md's table of runs");
     out
 }
 
@@ -492,13 +496,11 @@ fn body_view(path: &str, b: &Value) -> (View, Vec<String>) {
                 if let Some(t) = o.get("text") {
                     view.push((role, Item::Text(s(t))));
                 } else if let Some(d) = o.get("inlineData").or_else(|| o.get("inline_data")) {
-                    view.push((
-                        role,
-                        Item::Media(format!(
-                            "b64:{}",
-                            s(&d["data"]).trim_end_matches('=').replace('-', "+").replace('_', "/")
-                        )),
-                    ));
+                    let key =
+                        format!("b64:{}", s(&d["data"]).trim_end_matches('=').replace('-', "+").replace('_', "/"));
+                    let mime = s(d.get("mimeType").or_else(|| d.get("mime_type")).unwrap_or(&Value::Null));
+                    let media = ["image/", "audio/", "video/"].iter().any(|m| mime.starts_with(m));
+                    view.push((role, if media { Item::Media(key) } else { Item::File(key) }));
                 } else if let Some(f) = o.get("fileData").or_else(|| o.get("file_data")) {
                     view.push((role, Item::Media(s(f.get("fileUri").or_else(|| f.get("file_uri")).unwrap()))));
                 } else if let Some(f) = o.get("functionCall").or_else(|| o.get("function_call")) {
@@ -614,7 +616,12 @@ const DROPS: &[(&str, &str, &str)] = &[
     ("anthropic-sdk-content", "messages.", "tool definitions; images (`{\"type\": \"anthropic_image\"}` without data)"),
     ("otel-botocore-bedrock", "bedrock.", "tool definitions (no event carries them)"),
     ("openinference-bedrock", "bedrock.image", "an image by `s3Location` (only inline bytes are recorded)"),
+    ("openinference-bedrock", "bedrock.document", "documents"),
+    ("openinference-google-genai", "gemini.document", "inline documents"),
     ("openllmetry-bedrock", "bedrock.image", "image bytes (`blob` parts with an empty `content`)"),
+    ("openllmetry-bedrock", "bedrock.document", "documents"),
+    ("openllmetry-anthropic", "messages.document", "documents"),
+    ("openllmetry-openai", "responses.", "an input_file's data (a `file` part with its filename only)"),
     ("openllmetry-legacy-google-genai", "gemini.", "the system instruction"),
     ("openllmetry-legacy-bedrock", "bedrock.", "tool definitions"),
     ("openllmetry-legacy-bedrock", "bedrock.image", "image bytes (written as a Python bytes literal, not base64)"),
@@ -627,21 +634,15 @@ const DROPS: &[(&str, &str, &str)] = &[
 /// comparable): (run prefix, scenario prefix, what it writes).
 const GARBLED: &[(&str, &str, &str)] = &[
     ("openllmetry-google-genai", "gemini.image", "a file_data part as Python's repr of the SDK's Part object, as text"),
+    ("openllmetry-google-genai", "gemini.document", "an inline_data part as Python's repr of the SDK's Part object"),
     (
         "openllmetry-legacy-google-genai",
         "gemini.tools",
-        "function calls and responses as Python's repr of the SDK's Part objects, as text",
+        "function calls and responses as Python's repr of Part objects",
     ),
-    (
-        "openllmetry-legacy-google-genai",
-        "gemini.image",
-        "non-text parts as Python's repr of the SDK's Part objects, as text",
-    ),
-    (
-        "openllmetry-legacy-google-genai",
-        "gemini.afc",
-        "function calls and responses as Python's repr of the SDK's Part objects, as text",
-    ),
+    ("openllmetry-legacy-google-genai", "gemini.image", "non-text parts as Python's repr of the SDK's Part objects"),
+    ("openllmetry-legacy-google-genai", "gemini.document", "non-text parts as Python's repr of the SDK's Part objects"),
+    ("openllmetry-legacy-google-genai", "gemini.afc", "function calls and responses as Python's repr of Part objects"),
 ];
 
 /// Whether `small` is `big` with items left out.
@@ -946,4 +947,74 @@ fn events_after_their_call_are_counted_not_made_a_second_call() {
     let again = read_run(&reversed);
     assert_eq!(again.calls.len(), r.calls.len());
     assert_eq!(again.calls.iter().map(key).collect::<Vec<_>>(), r.calls.iter().map(key).collect::<Vec<_>>());
+}
+
+/// The settings a call states are the ones the SDK sent (same name, same
+/// value), for every setting in the envelope's `params`.
+#[test]
+fn recorded_settings_are_the_ones_sent() {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (name, files) in runs() {
+        let r = read_run(&files);
+        let sent = sent(&name);
+        for c in &r.calls {
+            let params = match &c.content {
+                Content::Captured(e) => e.params.clone(),
+                Content::NotCaptured { params, .. } => params.clone(),
+            };
+            let Some(params) = params else { continue };
+            let Some(req) = sent_for(c, &r.calls, &sent) else { continue };
+            for (k, v) in &params {
+                checked += 1;
+                // Gemini and Bedrock stream by their endpoint, not a field.
+                let streamed = k == "stream" && *v == json!(true) && req.path.contains("tream");
+                let found = if streamed { Some(v) } else { find_setting(&req.body, k) };
+                if found.map(sorted) != Some(sorted(v)) {
+                    failures.push(format!("{name} {} {}: `{k}` = {v} but sent {found:?}", req.scenario, c.at));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {checked}:\n{}", failures.len(), failures.join("\n"));
+    assert!(checked > 100, "{checked}");
+}
+
+/// A setting in a body: at its top level, or in Gemini's `generationConfig`
+/// / Bedrock's `inferenceConfig`, in snake_case or camelCase, under its
+/// name or the name the body's format gives the same setting.
+fn find_setting<'a>(body: &'a Value, key: &str) -> Option<&'a Value> {
+    let aliases: &[&str] = match key {
+        "max_tokens" => &["max_tokens", "max_completion_tokens", "max_output_tokens", "maxOutputTokens", "maxTokens"],
+        "stop_sequences" | "stop" => &["stop_sequences", "stop", "stopSequences"],
+        "n" => &["n", "candidate_count", "candidateCount"],
+        "top_p" => &["top_p", "topP"],
+        "top_k" => &["top_k", "topK"],
+        _ => &[],
+    };
+    let camel = |k: &str| {
+        let mut out = String::new();
+        let mut up = false;
+        for c in k.chars() {
+            if c == '_' {
+                up = true;
+            } else if up {
+                out.push(c.to_ascii_uppercase());
+                up = false;
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    };
+    let names: Vec<String> =
+        std::iter::once(key).chain(aliases.iter().copied()).flat_map(|k| [k.to_string(), camel(k)]).collect();
+    let places = [
+        Some(body),
+        body.get("generationConfig"),
+        body.get("generation_config"),
+        body.get("inferenceConfig"),
+        body.get("additionalModelRequestFields"),
+    ];
+    places.into_iter().flatten().find_map(|p| names.iter().find_map(|n| p.get(n)))
 }

@@ -310,6 +310,10 @@ fn content_part(
                 _ => segs.extend(conv.block(path, o)),
             }
         }
+        // OpenAI Chat's file part.
+        "file" if o.get("file").is_some_and(Value::is_object) => {
+            segs.extend(chat_file(conv, path, o.get("file").and_then(Value::as_object).unwrap_or(&Map::new())))
+        }
         "input_audio" => {
             let a = o.get("input_audio").and_then(Value::as_object).cloned().unwrap_or_default();
             let mime = a.get("format").and_then(Value::as_str).map(|f| format!("audio/{f}"));
@@ -379,6 +383,27 @@ fn converse_block(
         _ => return false,
     }
     true
+}
+
+/// OpenAI Chat's `file` object (`file_data` as a data URL, or `file_id`;
+/// `filename`): a document.
+pub(crate) fn chat_file(conv: &mut Conv, path: &str, f: &Map<String, Value>) -> Option<Segment> {
+    let s = |k: &str| f.get(k).and_then(Value::as_str);
+    let mut seg = match (s("file_data"), s("file_id")) {
+        (Some(d), _) => data_url_or_uri(conv, path, None, d)?,
+        (None, Some(id)) => conv.file_id(None, id),
+        (None, None) => {
+            conv.unplaced(path, &Value::Object(f.clone()));
+            return None;
+        }
+    };
+    if let (Segment::Document(d), Some(name)) = (&mut seg, s("filename")) {
+        d.file_name = name.to_string();
+    }
+    for (k, v) in f.iter().filter(|(k, _)| !["file_data", "file_id", "filename"].contains(&k.as_str())) {
+        conv.unplaced(format!("{path}.file.{k}"), v);
+    }
+    Some(seg)
 }
 
 /// An image given by URL: inline bytes for a `data:` URL, media by URL otherwise.

@@ -225,7 +225,7 @@ fn parts_of(conv: &mut Conv, path: &str, role: Role, parts: &[Value]) -> Vec<(Ro
             "tool_call_response" => &["type", "id", "response", "result", "name"],
             "blob" => &["type", "modality", "mime_type", "content"],
             "uri" => &["type", "modality", "mime_type", "uri"],
-            "file" => &["type", "modality", "mime_type", "file_id"],
+            "file" => &["type", "modality", "mime_type", "file_id", "file", "filename"],
             _ => &[],
         };
         if !known.is_empty() {
@@ -264,10 +264,26 @@ fn parts_of(conv: &mut Conv, path: &str, role: Role, parts: &[Value]) -> Vec<(Ro
                 let seg = conv.uri(s("modality"), s("mime_type"), s("uri").unwrap_or(""));
                 put(role, vec![seg], &mut runs);
             }
-            "file" => {
-                let seg = conv.file_id(s("mime_type"), s("file_id").unwrap_or(""));
-                put(role, vec![seg], &mut runs);
+            // OpenLLMetry writes OpenAI's `file` object inside the part.
+            "file" if o.get("file").is_some_and(Value::is_object) => {
+                let f = o.get("file").and_then(Value::as_object).cloned().unwrap_or_default();
+                if let Some(seg) = super::events::chat_file(conv, &p, &f) {
+                    put(role, vec![seg], &mut runs);
+                }
             }
+            "file" => match s("file_id").filter(|id| !id.is_empty()) {
+                Some(id) => {
+                    let mut seg = conv.file_id(s("mime_type"), id);
+                    if let (Segment::Document(d), Some(name)) = (&mut seg, s("filename")) {
+                        d.file_name = name.to_string();
+                    }
+                    put(role, vec![seg], &mut runs);
+                }
+                None => conv.note(
+                    &p,
+                    format!("a file recorded without its data or id ({})", crate::recorded::otlp::shown(part)),
+                ),
+            },
             "reasoning" => {
                 let seg = conv.reasoning(s("content").unwrap_or(""));
                 put(role, vec![seg], &mut runs);

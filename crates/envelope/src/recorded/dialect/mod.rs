@@ -179,6 +179,7 @@ const CONTENT_PREFIXES: &[&str] = &[
     "gen_ai.prompt",
     "gen_ai.completion",
     "gen_ai.request.",
+    "gen_ai.openai.request.",
     "llm.input_messages",
     "llm.output_messages",
     "llm.tools",
@@ -261,39 +262,46 @@ fn usage(a: &mut Attrs) -> Usage {
     }
 }
 
-/// The request's settings from `gen_ai.request.*` (and OpenLLMetry's
-/// `llm.*` ones), spelled as the provider's format spells them.
+/// The request's settings the conventions define (`gen_ai.request.*`, and
+/// OpenLLMetry's `llm.*` ones), spelled as the provider's format spells
+/// them: `stop` for OpenAI Chat's stop sequences, `n` for the choice count.
+/// What only says the default was used is no setting: `stream` false, one
+/// choice. Another `gen_ai.request.*` attribute (an instrumentation's own:
+/// `structured_output_schema`, `reasoning_summary`) is not a body field as
+/// written: it stays a notice.
 pub(crate) fn params(a: &mut Attrs, format: Option<RequestFormat>) -> Map<String, Value> {
     let mut out = Map::new();
-    let anthropic = format == Some(RequestFormat::Anthropic);
-    let keys = a.keys_with("gen_ai.request.");
-    for key in keys {
-        let name = &key["gen_ai.request.".len()..];
-        if name == "model" {
-            continue;
-        }
-        let Some(v) = a.get(key) else { continue };
-        let (name, v) = match name {
-            "stop_sequences" if !anthropic && format.is_some() => ("stop", v.clone()),
-            "choice.count" => ("n", v.clone()),
-            "encoding_formats" => ("encoding_format", v.clone()),
-            other => (other, v.clone()),
-        };
-        out.insert(name.to_string(), v);
-    }
+    let chat = format == Some(RequestFormat::Openai);
+    let stop = if chat { "stop" } else { "stop_sequences" };
     for (key, name) in [
+        ("gen_ai.request.max_tokens", "max_tokens"),
+        ("gen_ai.request.temperature", "temperature"),
+        ("gen_ai.request.top_p", "top_p"),
+        ("gen_ai.request.top_k", "top_k"),
+        ("gen_ai.request.stop_sequences", stop),
+        ("gen_ai.request.frequency_penalty", "frequency_penalty"),
+        ("gen_ai.request.presence_penalty", "presence_penalty"),
+        ("gen_ai.request.seed", "seed"),
+        ("gen_ai.request.choice.count", "n"),
+        ("gen_ai.request.stream", "stream"),
+        ("gen_ai.request.encoding_formats", "encoding_format"),
         ("llm.frequency_penalty", "frequency_penalty"),
         ("llm.presence_penalty", "presence_penalty"),
         ("llm.top_k", "top_k"),
-        ("llm.chat.stop_sequences", if anthropic { "stop_sequences" } else { "stop" }),
+        ("llm.chat.stop_sequences", stop),
         ("llm.request.repetition_penalty", "repetition_penalty"),
         ("llm.user", "user"),
+        ("gen_ai.user", "user"),
         ("llm.is_streaming", "stream"),
+        ("gen_ai.is_streaming", "stream"),
     ] {
-        if out.contains_key(name) {
-            continue;
-        }
-        if let Some(v) = a.get(key) {
+        let Some(v) = a.get(key) else { continue };
+        let default = match name {
+            "stream" => *v == Value::Bool(false),
+            "n" => v.as_u64() == Some(1),
+            _ => false,
+        };
+        if !default && !out.contains_key(name) {
             out.insert(name.to_string(), v.clone());
         }
     }
