@@ -257,11 +257,18 @@ class Handler(BaseHTTPRequestHandler):
             entry["body"] = body
             # The parsed body is what matters to a reader; keep the exact bytes as well whenever
             # no usual serialisation of the parsed body gives them back.
-            if raw and not any(
-                json.dumps(body, ensure_ascii=a, separators=sep).encode() == raw
-                for a in (False, True)
-                for sep in ((",", ":"), (", ", ": "))
-            ):
+            # First match wins; for an all-ASCII body several match, and this order names the form
+            # the SDKs use (openai/anthropic: compact UTF-8; google-genai/boto3: Python's default).
+            forms = {
+                "compact": dict(ensure_ascii=False, separators=(",", ":")),
+                "spaced-ascii": dict(ensure_ascii=True, separators=(", ", ": ")),
+                "compact-ascii": dict(ensure_ascii=True, separators=(",", ":")),
+                "spaced": dict(ensure_ascii=False, separators=(", ", ": ")),
+            }
+            form = next((k for k, kw in forms.items() if raw and json.dumps(body, **kw).encode() == raw), None)
+            if form:
+                entry["bodyForm"] = form
+            elif raw:
                 entry["raw"] = raw.decode("utf-8")
         except (UnicodeDecodeError, json.JSONDecodeError):
             body = None
