@@ -305,6 +305,8 @@ impl Doc {
             RequestFormat::Openai => Target::OpenaiChat,
             RequestFormat::Responses => Target::OpenaiResponses,
             RequestFormat::Anthropic => Target::Anthropic,
+            RequestFormat::Gemini => Target::Gemini,
+            RequestFormat::Bedrock => Target::Bedrock,
         })
     }
 

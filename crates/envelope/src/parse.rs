@@ -438,6 +438,7 @@ impl Decoder {
                 "contentParts",
                 "continues",
                 "provider",
+                "shape",
             ],
             "a message",
         );
@@ -507,15 +508,27 @@ impl Decoder {
         let o = self.object(v, path, "a segment")?;
         let kind = self.string(&o, "kind")?;
         let fields: &[&str] = match kind.as_str() {
-            "text" => &["kind", "content", EXT[0], EXT[1], EXT[2]],
+            "text" => &["kind", "content", EXT[0], EXT[1], EXT[2], EXT[3]],
             "static_var" => &["kind", "name", "value", "description"],
-            "system_prompt" => &["kind", "content", "collapsed", EXT[0], EXT[1], EXT[2]],
+            "system_prompt" => &["kind", "content", "collapsed", EXT[0], EXT[1], EXT[2], EXT[3]],
             "memory" | "skills" => &["kind", "items", "collapsed", "description"],
             "tool_overview" => &["kind", "items", "collapsed"],
-            "tool_call_request" => &["kind", "toolName", "arguments", "collapsed", "callId", EXT[0], EXT[1], EXT[2]],
-            "tool_call_result" => {
-                &["kind", "toolName", "result", "success", "collapsed", "callId", "content", EXT[0], EXT[1], EXT[2]]
+            "tool_call_request" => {
+                &["kind", "toolName", "arguments", "collapsed", "callId", EXT[0], EXT[1], EXT[2], EXT[3]]
             }
+            "tool_call_result" => &[
+                "kind",
+                "toolName",
+                "result",
+                "success",
+                "collapsed",
+                "callId",
+                "content",
+                EXT[0],
+                EXT[1],
+                EXT[2],
+                EXT[3],
+            ],
             "document" => &[
                 "kind",
                 "fileName",
@@ -529,13 +542,14 @@ impl Decoder {
                 EXT[0],
                 EXT[1],
                 EXT[2],
+                EXT[3],
             ],
-            "long_text" => &["kind", "content", "charCount", "collapsed", EXT[0], EXT[1], EXT[2]],
-            "media" => &["kind", "mediaType", "url", "altText", EXT[0], EXT[1], EXT[2]],
+            "long_text" => &["kind", "content", "charCount", "collapsed", EXT[0], EXT[1], EXT[2], EXT[3]],
+            "media" => &["kind", "mediaType", "url", "altText", EXT[0], EXT[1], EXT[2], EXT[3]],
             "reasoning" => {
-                &["kind", "content", "summary", "signature", "encrypted", "collapsed", EXT[0], EXT[1], EXT[2]]
+                &["kind", "content", "summary", "signature", "encrypted", "collapsed", EXT[0], EXT[1], EXT[2], EXT[3]]
             }
-            "provider_block" => &["kind", "format", "block", "collapsed", EXT[0], EXT[1], EXT[2]],
+            "provider_block" => &["kind", "format", "block", "collapsed", EXT[0], EXT[1], EXT[2], EXT[3]],
             other => {
                 self.err(
                     Rule::UnknownKind,
@@ -565,7 +579,26 @@ impl Decoder {
         let cache_control = self.opt(o, EXT[0], Want::Object).map(|v| v.cloned());
         let provider = self.opt(o, EXT[1], Want::Object).map(|v| v.and_then(Value::as_object).cloned());
         let join_previous = self.opt(o, EXT[2], Want::Bool).map(|v| v.and_then(Value::as_bool).unwrap_or(false));
-        Some(Ext { cache_control: cache_control?, provider: provider?, join_previous: join_previous? })
+        let shape = self.shape(o);
+        Some(Ext { cache_control: cache_control?, provider: provider?, join_previous: join_previous?, shape: shape? })
+    }
+
+    /// The fidelity extension's `shape`: an array of strings (flags).
+    fn shape(&mut self, o: &Obj) -> Option<Vec<String>> {
+        match self.opt(o, EXT[3], Want::Array)? {
+            None => Some(Vec::new()),
+            Some(list) => {
+                let mut out = Vec::new();
+                let mut ok = true;
+                for (k, item) in list.as_array()?.iter().enumerate() {
+                    match self.typed(item, &format!("{}.{}[{k}]", o.path, EXT[3]), Want::Str) {
+                        Some(v) => out.push(v.as_str().unwrap_or_default().to_string()),
+                        None => ok = false,
+                    }
+                }
+                ok.then_some(out)
+            }
+        }
     }
 
     /// The fidelity extension's fields of a message.
@@ -577,16 +610,18 @@ impl Decoder {
         let content_parts = flag(self, "contentParts");
         let continues = flag(self, "continues");
         let provider = self.opt(o, "provider", Want::Object).map(|v| v.and_then(Value::as_object).cloned());
+        let shape = self.shape(o);
         Some(MessageExt {
             name: name?,
             provider_role: provider_role?,
             content_parts: content_parts?,
             continues: continues?,
             provider: provider?,
+            shape: shape?,
         })
     }
 
-    /// A request format's code (`openai`, `responses`, `anthropic`).
+    /// A request format's code (`openai`, `responses`, `anthropic`, `gemini`, `bedrock`).
     fn format(&mut self, o: &Obj, key: &str) -> Option<Option<RequestFormat>> {
         let code = self.opt_string(o, key)?;
         let Some(code) = code else { return Some(None) };
@@ -596,7 +631,7 @@ impl Decoder {
                 self.err(
                     Rule::WrongType,
                     join(&o.path, key),
-                    format!("unknown format `{code}`; expected one of: openai, responses, anthropic"),
+                    format!("unknown format `{code}`; expected one of: openai, responses, anthropic, gemini, bedrock"),
                 );
                 None
             }
@@ -639,7 +674,7 @@ impl Decoder {
                 let items = self.items(o, "a tool item", |d, item| {
                     d.unknown_fields(
                         item,
-                        &["name", "description", "parameters", "schema", EXT[0], EXT[1], EXT[2]],
+                        &["name", "description", "parameters", "schema", EXT[0], EXT[1], EXT[2], EXT[3]],
                         "a tool item",
                     );
                     let (name, description) = (d.string(item, "name"), d.string(item, "description"));
@@ -796,7 +831,7 @@ impl Decoder {
 }
 
 /// The fidelity extension's segment fields (docs/EXTENSIONS.md).
-const EXT: [&str; 3] = ["cacheControl", "provider", "joinPrevious"];
+const EXT: [&str; 4] = ["cacheControl", "provider", "joinPrevious", "shape"];
 
 /// The largest integer every JSON reader holds exactly (JavaScript's
 /// `Number.MAX_SAFE_INTEGER`, 2^53 - 1): the bound of `sizeBytes`.

@@ -24,8 +24,9 @@ pub struct Envelope {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub params: Option<Map<String, Value>>,
     /// Extension (fidelity, docs/EXTENSIONS.md): the request format this
-    /// envelope was imported from (`openai`, `responses`, `anthropic`). An
-    /// export to that format rebuilds the request as it was sent.
+    /// envelope was imported from (`openai`, `responses`, `anthropic`,
+    /// `gemini`, `bedrock`). An export to that format rebuilds the request as
+    /// it was sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<RequestFormat>,
     pub messages: Vec<Message>,
@@ -39,16 +40,28 @@ pub enum RequestFormat {
     Openai,
     Responses,
     Anthropic,
+    /// Gemini `generateContent` (the model is in the URL, not the body).
+    Gemini,
+    /// Amazon Bedrock Converse (the model is in the URL, not the body).
+    Bedrock,
 }
 
 impl RequestFormat {
-    pub const ALL: [RequestFormat; 3] = [RequestFormat::Openai, RequestFormat::Responses, RequestFormat::Anthropic];
+    pub const ALL: [RequestFormat; 5] = [
+        RequestFormat::Openai,
+        RequestFormat::Responses,
+        RequestFormat::Anthropic,
+        RequestFormat::Gemini,
+        RequestFormat::Bedrock,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             RequestFormat::Openai => "openai",
             RequestFormat::Responses => "responses",
             RequestFormat::Anthropic => "anthropic",
+            RequestFormat::Gemini => "gemini",
+            RequestFormat::Bedrock => "bedrock",
         }
     }
 
@@ -56,12 +69,15 @@ impl RequestFormat {
         RequestFormat::ALL.into_iter().find(|r| r.as_str() == s)
     }
 
-    /// "OpenAI Chat", "OpenAI Responses", "Anthropic Messages".
+    /// "OpenAI Chat", "OpenAI Responses", "Anthropic Messages", "Gemini",
+    /// "Bedrock Converse".
     pub fn label(self) -> &'static str {
         match self {
             RequestFormat::Openai => "OpenAI Chat",
             RequestFormat::Responses => "OpenAI Responses",
             RequestFormat::Anthropic => "Anthropic Messages",
+            RequestFormat::Gemini => "Gemini",
+            RequestFormat::Bedrock => "Bedrock Converse",
         }
     }
 }
@@ -82,11 +98,21 @@ pub struct Ext {
     /// Sent in one text part with the segment before, joined by `"\n\n"`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub join_previous: bool,
+    /// How the provider wrote what the segment holds, where its format
+    /// allows more than one way (`snakeCase`, `base64url`, … — flags read
+    /// only by the replay to the envelope's `source`; docs/EXTENSIONS.md).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shape: Vec<String>,
 }
 
 impl Ext {
     pub fn is_empty(&self) -> bool {
-        self.cache_control.is_none() && self.provider.is_none() && !self.join_previous
+        self.cache_control.is_none() && self.provider.is_none() && !self.join_previous && self.shape.is_empty()
+    }
+
+    /// Whether the shape flag `flag` is set.
+    pub fn has_shape(&self, flag: &str) -> bool {
+        self.shape.iter().any(|f| f == flag)
     }
 }
 
@@ -157,11 +183,21 @@ pub struct MessageExt {
     /// The message's other fields (an item `id`, `status`, …), verbatim.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<Map<String, Value>>,
+    /// How the provider wrote the message, where its format allows more
+    /// than one way (`noRole`, `partsObject`, … — flags read only by the
+    /// replay to the envelope's `source`; docs/EXTENSIONS.md).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shape: Vec<String>,
 }
 
 impl MessageExt {
     pub fn is_empty(&self) -> bool {
         *self == MessageExt::default()
+    }
+
+    /// Whether the shape flag `flag` is set.
+    pub fn has_shape(&self, flag: &str) -> bool {
+        self.shape.iter().any(|f| f == flag)
     }
 }
 
@@ -524,9 +560,20 @@ impl ProviderBlock {
 
 impl ToolItem {
     /// A tool kept whole from a request (a provider's server tool: web
-    /// search, code execution, MCP, …): no schema, and its provider fields,
-    /// `type` among them, verbatim. The model does not call it by name.
+    /// search, code execution, MCP, …): no schema, and its provider fields
+    /// verbatim: a `type` among them (OpenAI, Anthropic), or the tool's
+    /// one wrapping key as its name (Gemini `{"googleSearch": {}}` named
+    /// `googleSearch`), or that key's object naming it (Bedrock
+    /// `{"systemTool": {"name": "nova_grounding"}}`). The model does not call
+    /// it by name.
     pub fn is_server(&self) -> bool {
-        self.schema.is_none() && self.ext.provider.as_ref().is_some_and(|b| b.contains_key("type"))
+        self.schema.is_none()
+            && self.ext.provider.as_ref().is_some_and(|b| {
+                b.contains_key("type")
+                    || b.contains_key(&self.name)
+                    || (b.len() == 1
+                        && b.values().next().and_then(|v| v.get("name")).and_then(Value::as_str)
+                            == Some(self.name.as_str()))
+            })
     }
 }

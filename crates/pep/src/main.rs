@@ -22,6 +22,7 @@ use envelope::{export, parse, parse_bytes, skill, term, Diagnostic, Notice};
 mod budget;
 mod diff;
 mod lint;
+mod skills;
 mod template;
 
 #[derive(Parser)]
@@ -38,17 +39,22 @@ enum Command {
         #[arg(required = true)]
         files: Vec<String>,
     },
-    /// Read an OpenAI Chat, OpenAI Responses or Anthropic Messages request
-    /// body and print it as an envelope (pretty JSON on stdout; what has no
-    /// place in the envelope as notes on stderr).
+    /// Read an OpenAI Chat, OpenAI Responses, Anthropic Messages, Gemini
+    /// generateContent or Bedrock Converse request body and print it as an
+    /// envelope (pretty JSON on stdout; what has no place in the envelope as
+    /// notes on stderr).
     Import {
         /// The request's format; `auto` detects it.
         #[arg(long, value_enum, default_value_t = ImportFrom::Auto)]
         from: ImportFrom,
+        /// The model, for a body that does not name it (Gemini and Bedrock
+        /// take it in the URL); a body's own `model` wins.
+        #[arg(long)]
+        model: Option<String>,
         file: String,
     },
     /// Print the request a document sends: pretty JSON, or a cURL command.
-    /// FILE is an envelope or a request body of any of the three formats.
+    /// FILE is an envelope or a request body of any of the five formats.
     Export {
         #[arg(long, value_enum, default_value_t = ExportFormat::Openai)]
         format: ExportFormat,
@@ -70,8 +76,16 @@ enum Command {
         #[arg(long, value_enum, default_value_t = diff::DiffFormat::Text)]
         format: diff::DiffFormat,
     },
-    /// Parse a SKILL.md file and print it as JSON.
-    Skill { file: String },
+    /// Parse a SKILL.md file and print it as JSON. Several files, a folder
+    /// (every SKILL.md under it) or --format: what the model sees of each
+    /// skill before it is loaded (L1, its line of the listing) and after (L2,
+    /// its body), in o200k_base tokens, with each file's warnings on stderr.
+    Skill {
+        #[arg(required = true)]
+        files: Vec<String>,
+        #[arg(long, value_enum)]
+        format: Option<skills::SkillsFormat>,
+    },
     /// Count the o200k_base tokens of a file's raw UTF-8 text (`-` or nothing: stdin).
     Tokens { file: Option<String> },
     /// Check documents as CI would: validation plus budget, secrets, variables,
@@ -159,6 +173,10 @@ enum ImportFrom {
     Responses,
     /// Anthropic Messages.
     Anthropic,
+    /// Gemini generateContent (the model is not in the body: see --model).
+    Gemini,
+    /// Amazon Bedrock Converse (the model is not in the body: see --model).
+    Bedrock,
 }
 
 impl ImportFrom {
@@ -168,6 +186,8 @@ impl ImportFrom {
             ImportFrom::Openai => Some(Format::OpenaiChat),
             ImportFrom::Responses => Some(Format::OpenaiResponses),
             ImportFrom::Anthropic => Some(Format::Anthropic),
+            ImportFrom::Gemini => Some(Format::Gemini),
+            ImportFrom::Bedrock => Some(Format::Bedrock),
         }
     }
 }
@@ -185,6 +205,13 @@ enum ExportFormat {
     CurlOpenai,
     /// A cURL command posting the Anthropic request (key from $ANTHROPIC_API_KEY).
     CurlAnthropic,
+    /// Gemini generateContent (the body; the model goes in the URL).
+    Gemini,
+    /// Amazon Bedrock Converse (the body; the model goes in the URL).
+    Bedrock,
+    /// A cURL command posting the Gemini request to the envelope's model
+    /// (key from $GEMINI_API_KEY).
+    CurlGemini,
 }
 
 impl ExportFormat {
@@ -195,6 +222,9 @@ impl ExportFormat {
             ExportFormat::Anthropic => Target::Anthropic,
             ExportFormat::CurlOpenai => Target::CurlOpenai,
             ExportFormat::CurlAnthropic => Target::CurlAnthropic,
+            ExportFormat::Gemini => Target::Gemini,
+            ExportFormat::Bedrock => Target::Bedrock,
+            ExportFormat::CurlGemini => Target::CurlGemini,
         }
     }
 }
@@ -247,7 +277,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Validate { files } => validate(&files),
-        Command::Import { from, file } => import_file(&file, from.format()),
+        Command::Import { from, model, file } => import_file(&file, from.format(), model.as_deref()),
         Command::Export { format, file, check: None, .. } => export_file(&file, format.target()),
         Command::Export { format, file, check: Some(golden), update } => {
             report(export_file(&file, format.target()).and_then(|out| {
@@ -258,7 +288,10 @@ fn main() -> ExitCode {
         Command::Diff { a, b, format } => report(
             diff::run(&a, &b, format).map(|(out, no)| (Done::from(out), no)).map_err(|f| Failure { code: 2, ..f }),
         ),
-        Command::Skill { file } => skill_json(&file),
+        Command::Skill { files, format: None } if files.len() == 1 && !Path::new(&files[0]).is_dir() => {
+            skill_json(&files[0])
+        }
+        Command::Skill { files, format } => skills::run(&files, format.unwrap_or(skills::SkillsFormat::Table)),
         Command::Tokens { file } => budget::tokens(file.as_deref()).map(Done::from),
         Command::Lint { files, format, config, env, max_tokens } => report(
             lint::run(&files, format, config.as_deref(), env.as_deref(), max_tokens)
@@ -399,9 +432,11 @@ fn failure(file: &str, errors: &[Diagnostic]) -> Failure {
     Failure { lines: errors.iter().map(|d| line(file, d)).collect(), code: 1 }
 }
 
-fn import_file(file: &str, from: Option<Format>) -> Outcome {
+fn import_file(file: &str, from: Option<Format>, model: Option<&str>) -> Outcome {
     let bytes = read(file)?;
-    let imported = import::import_bytes(&bytes, from).map_err(|e| failure(file, &e))?;
+    let text = parse::utf8(&bytes).map_err(|e| failure(file, &[e]))?;
+    let value = parse::json(text).map_err(|e| failure(file, &e))?;
+    let imported = import::import_with(value, from, model).map_err(|e| failure(file, &e))?;
     let done = Done::from(export::to_pretty(&imported.raw)).with_stderr(note_lines(file, &imported.notices));
     leak(imported);
     Ok(done)

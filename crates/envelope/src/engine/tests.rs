@@ -50,7 +50,7 @@ fn export_messages_name_targets_by_code() {
         let r: export::Request = round_trip(json!({"envelope": "{}", "target": t.code()}));
         assert_eq!(r.target, t);
     }
-    assert!(serde_json::from_value::<export::Request>(json!({"envelope": "{}", "target": "gemini"})).is_err());
+    assert!(serde_json::from_value::<export::Request>(json!({"envelope": "{}", "target": "palm"})).is_err());
     round_trip::<export::Reply>(json!({"exported": {"text": "{}", "notices": []}}));
     round_trip::<export::Reply>(json!({"failed": {"errors": [diag_json()]}}));
 }

@@ -6,7 +6,8 @@
 //! assembles those pieces into one provider's request. This module is the
 //! provider-neutral part; the targets are [`openai_chat`] (PROTOCOL §4, the
 //! request the app shows and the Budget tab counts), and, with the
-//! `providers` feature, `openai_responses`, `anthropic` and `curl`, chosen
+//! `providers` feature, `openai_responses`, `anthropic`, `gemini`,
+//! `bedrock` and `curl`, chosen
 //! through `Target` and `render`. [`params`] translates the
 //! envelope's request settings between providers. Token counting (§5) reads
 //! the same pieces, so what is counted is what is sent.
@@ -17,7 +18,11 @@ pub mod params;
 #[cfg(feature = "providers")]
 pub mod anthropic;
 #[cfg(feature = "providers")]
+pub mod bedrock;
+#[cfg(feature = "providers")]
 pub mod curl;
+#[cfg(feature = "providers")]
+pub mod gemini;
 #[cfg(feature = "providers")]
 pub mod openai_responses;
 pub mod replay;
@@ -189,7 +194,9 @@ pub fn contributions_with(envelope: &Envelope, vars: &Vars, calls: &Calls) -> Co
         for (sj, s) in m.segments.iter().enumerate() {
             let piece = match s {
                 Segment::ToolOverview(o) => {
-                    tools.extend(o.items.iter().map(|t| tool_json(t, vars)));
+                    // A server tool kept whole is no function: only its own
+                    // format declares it (the fidelity notices say so).
+                    tools.extend(o.items.iter().filter(|t| !t.is_server()).map(|t| tool_json(t, vars)));
                     None
                 }
                 Segment::ToolCallRequest(r) => {
@@ -395,11 +402,7 @@ pub(crate) fn note_failed_results(envelope: &Envelope, c: &Contributions, provid
 /// `providers` feature too: the app's own OpenAI Chat export lists them as
 /// `pep export --format openai` does (before the request's own notices).
 pub fn fidelity_notices(envelope: &Envelope, provider: params::Provider, notices: &mut Vec<Notice>) {
-    let target = match provider {
-        params::Provider::OpenaiChat => "OpenAI Chat",
-        params::Provider::OpenaiResponses => "OpenAI Responses",
-        params::Provider::Anthropic => "Anthropic Messages",
-    };
+    let target = provider.label();
     let from = envelope.source.map_or("the envelope", RequestFormat::label);
     for (mi, m) in envelope.messages.iter().enumerate() {
         let mp = format!("messages[{mi}]");

@@ -9,6 +9,12 @@
 //! than this table). Translation is idempotent: a target's own spelling
 //! passes through as written, so exporting an imported export gives the
 //! same bytes.
+//!
+//! Gemini and Bedrock nest their settings (`generationConfig.temperature`,
+//! `inferenceConfig.maxTokens`, `toolConfig.functionCallingConfig`,
+//! `toolConfig.toolChoice`): to another provider each field is read on its
+//! own ([`expand`]) and translated as the flat settings are; to Gemini or
+//! Bedrock the common settings are written into those objects.
 
 use serde_json::{json, Map, Value};
 
@@ -20,17 +26,29 @@ pub enum Provider {
     OpenaiChat,
     OpenaiResponses,
     Anthropic,
+    Gemini,
+    Bedrock,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 3] = [Provider::OpenaiChat, Provider::OpenaiResponses, Provider::Anthropic];
+    pub const ALL: [Provider; 5] =
+        [Provider::OpenaiChat, Provider::OpenaiResponses, Provider::Anthropic, Provider::Gemini, Provider::Bedrock];
 
-    /// The name users know: "OpenAI Chat", "OpenAI Responses", "Anthropic Messages".
+    /// The name users know: "OpenAI Chat", "OpenAI Responses", "Anthropic
+    /// Messages", "Gemini", "Bedrock Converse".
     pub fn label(self) -> &'static str {
+        self.format().label()
+    }
+
+    /// The request format.
+    pub fn format(self) -> crate::types::RequestFormat {
+        use crate::types::RequestFormat as F;
         match self {
-            Provider::OpenaiChat => "OpenAI Chat",
-            Provider::OpenaiResponses => "OpenAI Responses",
-            Provider::Anthropic => "Anthropic Messages",
+            Provider::OpenaiChat => F::Openai,
+            Provider::OpenaiResponses => F::Responses,
+            Provider::Anthropic => F::Anthropic,
+            Provider::Gemini => F::Gemini,
+            Provider::Bedrock => F::Bedrock,
         }
     }
 
@@ -40,6 +58,8 @@ impl Provider {
             Provider::OpenaiChat => &["model", "messages", "tools"],
             Provider::OpenaiResponses => &["model", "input", "instructions", "tools"],
             Provider::Anthropic => &["model", "system", "messages", "tools"],
+            Provider::Gemini => &["contents", "systemInstruction", "system_instruction", "tools"],
+            Provider::Bedrock => &["messages", "system"],
         }
     }
 
@@ -49,6 +69,8 @@ impl Provider {
             Provider::OpenaiChat => CHAT,
             Provider::OpenaiResponses => RESPONSES,
             Provider::Anthropic => ANTHROPIC,
+            Provider::Gemini => GEMINI,
+            Provider::Bedrock => BEDROCK,
         }
     }
 }
@@ -136,16 +158,48 @@ const ANTHROPIC: &[&str] = &[
     "top_p",
 ];
 
+/// Gemini `generateContent`, besides the reserved keys (both spellings).
+const GEMINI: &[&str] = &[
+    "cachedContent",
+    "cached_content",
+    "generationConfig",
+    "generation_config",
+    "labels",
+    "modelArmorConfig",
+    "safetySettings",
+    "safety_settings",
+    "serviceTier",
+    "toolConfig",
+    "tool_config",
+];
+
+/// Bedrock Converse, besides the reserved keys.
+const BEDROCK: &[&str] = &[
+    "additionalModelRequestFields",
+    "additionalModelResponseFieldPaths",
+    "guardrailConfig",
+    "inferenceConfig",
+    "performanceConfig",
+    "promptVariables",
+    "requestMetadata",
+    "serviceTier",
+    "toolConfig",
+];
+
 /// Builds the translated settings in order; the first writer of a key wins.
 struct Out<'a> {
     to: Provider,
     map: Map<String, Value>,
     notices: &'a mut Vec<Notice>,
+    /// The setting's path as the envelope has it, when it is a field of a
+    /// nested setting (`generationConfig.topK`): notices name it.
+    shown: Option<String>,
 }
 
 impl Out<'_> {
     fn note(&mut self, key: &str, message: String) {
-        self.notices.push(Notice::new(format!("params.{key}"), message));
+        let path = self.shown.clone().unwrap_or_else(|| key.to_string());
+        self.notices.push(Notice::new(format!("params.{path}"), message));
     }
 
     fn drop(&mut self, key: &str) {
@@ -178,17 +232,30 @@ impl Out<'_> {
 /// or passed through unknown. `params` keys that the export writes itself
 /// (`model`, `messages`, …) are left out with a notice.
 pub fn translate(params: &Map<String, Value>, to: Provider, notices: &mut Vec<Notice>) -> Map<String, Value> {
-    let mut out = Out { to, map: Map::new(), notices };
+    let mut out = Out { to, map: Map::new(), notices, shown: None };
     for (key, value) in params {
         let k = key.as_str();
         if to.reserved().contains(&k) {
             out.note(k, format!("`{k}` is written from the envelope itself; this setting is left out"));
             continue;
         }
-        match to {
-            Provider::OpenaiChat => to_chat(&mut out, k, value, params),
-            Provider::OpenaiResponses => to_responses(&mut out, k, value, params),
-            Provider::Anthropic => to_anthropic(&mut out, k, value),
+        match nested_owner(k, value) {
+            Some(from) if from != to => {
+                for field in expand(k, value, from) {
+                    out.shown = Some(field.shown.clone());
+                    match field.key {
+                        Some(nk) => one(&mut out, &nk, &field.value, params),
+                        None => {
+                            let to = out.to.label();
+                            let note =
+                                format!("`{}` has no {to} equivalent; left out of the {to} request", field.shown);
+                            out.note(&field.shown, note)
+                        }
+                    }
+                }
+                out.shown = None;
+            }
+            _ => one(&mut out, k, value, params),
         }
     }
     if to == Provider::Anthropic {
@@ -210,6 +277,332 @@ pub fn translate(params: &Map<String, Value>, to: Provider, notices: &mut Vec<No
         }
     }
     out.map
+}
+
+/// One flat setting, translated for `out.to`.
+fn one(out: &mut Out, k: &str, value: &Value, params: &Map<String, Value>) {
+    match out.to {
+        Provider::OpenaiChat => to_chat(out, k, value, params),
+        Provider::OpenaiResponses => to_responses(out, k, value, params),
+        Provider::Anthropic => to_anthropic(out, k, value),
+        #[cfg(feature = "providers")]
+        Provider::Gemini => to_gemini(out, k, value, params),
+        #[cfg(feature = "providers")]
+        Provider::Bedrock => to_bedrock(out, k, value),
+        // Without the `providers` feature nothing exports to Gemini or Bedrock.
+        #[cfg(not(feature = "providers"))]
+        Provider::Gemini | Provider::Bedrock => out.drop(k),
+    }
+}
+
+/// The provider whose nested settings object `k` is (`generationConfig`,
+/// `inferenceConfig`, either's `toolConfig`, …), `None` for a flat setting.
+fn nested_owner(k: &str, v: &Value) -> Option<Provider> {
+    match k {
+        "toolConfig" | "tool_config" => {
+            let o = v.as_object()?;
+            if o.contains_key("functionCallingConfig") || o.contains_key("function_calling_config") {
+                Some(Provider::Gemini)
+            } else if o.contains_key("toolChoice") || o.contains_key("tools") {
+                Some(Provider::Bedrock)
+            } else if k == "tool_config" {
+                Some(Provider::Gemini)
+            } else {
+                None
+            }
+        }
+        // Both have a `serviceTier`: a flat setting.
+        "serviceTier" => None,
+        _ if GEMINI.contains(&k) => Some(Provider::Gemini),
+        _ if BEDROCK.contains(&k) => Some(Provider::Bedrock),
+        _ => None,
+    }
+}
+
+/// One field of a nested setting: where it is (`generationConfig.topK`),
+/// and its flat name (`top_k`) and value, or no flat name when it has no
+/// equivalent outside its provider.
+struct Field {
+    shown: String,
+    key: Option<String>,
+    value: Value,
+}
+
+/// `snake_case` → `camelCase` (Gemini reads both).
+fn camel(k: &str) -> String {
+    let mut out = String::with_capacity(k.len());
+    let mut up = false;
+    for c in k.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            out.extend(c.to_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The fields of the nested setting `k` of provider `from`, as flat settings.
+fn expand(k: &str, v: &Value, from: Provider) -> Vec<Field> {
+    let field = |shown: String, key: Option<&str>, value: Value| Field { shown, key: key.map(str::to_string), value };
+    let Value::Object(o) = v else { return vec![field(k.to_string(), None, v.clone())] };
+    let mut out = Vec::new();
+    match (from, camel(k).as_str()) {
+        (Provider::Gemini, "generationConfig") => {
+            let mut format: Option<(String, Value)> = None;
+            for (f, x) in o {
+                let shown = format!("{k}.{f}");
+                let flat = match camel(f).as_str() {
+                    "temperature" => Some("temperature"),
+                    "topP" => Some("top_p"),
+                    "topK" => Some("top_k"),
+                    "maxOutputTokens" => Some("max_output_tokens"),
+                    "stopSequences" => Some("stop_sequences"),
+                    "candidateCount" => Some("n"),
+                    "seed" => Some("seed"),
+                    "presencePenalty" => Some("presence_penalty"),
+                    "frequencyPenalty" => Some("frequency_penalty"),
+                    "responseLogprobs" => Some("logprobs"),
+                    "logprobs" => Some("top_logprobs"),
+                    "responseMimeType" | "responseSchema" | "responseJsonSchema" => {
+                        format.get_or_insert_with(|| (shown.clone(), Value::Null));
+                        continue;
+                    }
+                    "thinkingConfig" => {
+                        out.extend(thinking_config(&shown, x));
+                        continue;
+                    }
+                    _ => None,
+                };
+                out.push(field(shown, flat, x.clone()));
+            }
+            if let Some((shown, _)) = format {
+                let get = |name: &str| o.iter().find(|(f, _)| camel(f) == name).map(|(_, x)| x);
+                let schema = get("responseJsonSchema").or(get("responseSchema"));
+                let rf = match (schema, get("responseMimeType").and_then(Value::as_str)) {
+                    (Some(s), _) => {
+                        Some(json!({"type": "json_schema", "json_schema": {"name": "response", "schema": s}}))
+                    }
+                    (None, Some("application/json")) => Some(json!({"type": "json_object"})),
+                    (None, Some("text/plain")) => Some(json!({"type": "text"})),
+                    _ => None,
+                };
+                out.push(match rf {
+                    Some(rf) => field(shown, Some("response_format"), rf),
+                    None => field(shown, None, Value::Null),
+                });
+            }
+        }
+        (Provider::Gemini, "toolConfig") => {
+            for (f, x) in o {
+                let shown = format!("{k}.{f}");
+                let choice = (camel(f) == "functionCallingConfig").then(|| gemini_choice(x)).flatten();
+                out.push(match choice {
+                    Some(c) => field(shown, Some("tool_choice"), c),
+                    None => field(shown, None, x.clone()),
+                });
+            }
+        }
+        (Provider::Bedrock, "inferenceConfig") => {
+            for (f, x) in o {
+                let flat = match f.as_str() {
+                    "maxTokens" => Some("max_tokens"),
+                    "temperature" => Some("temperature"),
+                    "topP" => Some("top_p"),
+                    "stopSequences" => Some("stop_sequences"),
+                    _ => None,
+                };
+                out.push(field(format!("{k}.{f}"), flat, x.clone()));
+            }
+        }
+        (Provider::Bedrock, "toolConfig") => {
+            for (f, x) in o {
+                let shown = format!("{k}.{f}");
+                let choice = (f == "toolChoice").then(|| bedrock_choice(x)).flatten();
+                out.push(match choice {
+                    Some(c) => field(shown, Some("tool_choice"), c),
+                    None => field(shown, None, x.clone()),
+                });
+            }
+        }
+        _ => out.push(field(k.to_string(), None, v.clone())),
+    }
+    out
+}
+
+/// Gemini `thinkingConfig` → `reasoning_effort` (`thinkingLevel`) and
+/// Anthropic's `thinking` (`thinkingBudget`).
+fn thinking_config(shown: &str, v: &Value) -> Vec<Field> {
+    let Value::Object(o) = v else {
+        return vec![Field { shown: shown.to_string(), key: None, value: v.clone() }];
+    };
+    o.iter()
+        .map(|(f, x)| {
+            let shown = format!("{shown}.{f}");
+            let (key, value) = match (camel(f).as_str(), x.as_i64()) {
+                ("thinkingLevel", _) => (Some("reasoning_effort"), x.clone()),
+                ("thinkingBudget", Some(0)) => (Some("thinking"), json!({"type": "disabled"})),
+                ("thinkingBudget", Some(n)) if n > 0 => {
+                    (Some("thinking"), json!({"type": "enabled", "budget_tokens": n}))
+                }
+                _ => (None, x.clone()),
+            };
+            Field { shown, key: key.map(str::to_string), value }
+        })
+        .collect()
+}
+
+/// Gemini `functionCallingConfig` → `tool_choice` (Chat's shape).
+fn gemini_choice(v: &Value) -> Option<Value> {
+    let o = v.as_object()?;
+    let get = |name: &str| o.iter().find(|(f, _)| camel(f) == name).map(|(_, x)| x);
+    let names = get("allowedFunctionNames").and_then(Value::as_array);
+    let choice = match get("mode").and_then(Value::as_str).map(str::to_ascii_uppercase).as_deref() {
+        Some("AUTO") | None => Choice::Auto,
+        Some("NONE") => Choice::None,
+        Some("ANY") => match names.map(Vec::as_slice) {
+            Some([Value::String(n)]) => Choice::Tool(n.clone()),
+            Some([]) | None => Choice::Required,
+            Some(_) => return None,
+        },
+        Some(_) => return None,
+    };
+    if o.len() > 1 + usize::from(get("allowedFunctionNames").is_some()) {
+        return None;
+    }
+    Some(write_choice(&choice, Provider::OpenaiChat))
+}
+
+/// Bedrock `toolChoice` → `tool_choice` (Chat's shape).
+fn bedrock_choice(v: &Value) -> Option<Value> {
+    let o = v.as_object()?;
+    let [(k, x)] = o.iter().collect::<Vec<_>>()[..] else { return None };
+    let choice = match k.as_str() {
+        "auto" => Choice::Auto,
+        "any" => Choice::Required,
+        "tool" => Choice::Tool(x.get("name")?.as_str()?.to_string()),
+        _ => return None,
+    };
+    Some(write_choice(&choice, Provider::OpenaiChat))
+}
+
+/// A flat setting into Gemini's `generationConfig` (or the `generation_config`
+/// the settings already spell).
+#[cfg(feature = "providers")]
+fn to_gemini(out: &mut Out, k: &str, v: &Value, params: &Map<String, Value>) {
+    let gen = if params.contains_key("generation_config") { "generation_config" } else { "generationConfig" };
+    let config = |out: &mut Out, field: &str, value: Value| out.merge(k, gen, field, value);
+    match k {
+        "temperature" => config(out, "temperature", v.clone()),
+        "top_p" => config(out, "topP", v.clone()),
+        "top_k" => config(out, "topK", v.clone()),
+        "max_tokens" | "max_completion_tokens" | "max_output_tokens" => config(out, "maxOutputTokens", v.clone()),
+        "stop" => match v {
+            Value::String(_) => config(out, "stopSequences", json!([v])),
+            _ => config(out, "stopSequences", v.clone()),
+        },
+        "stop_sequences" => config(out, "stopSequences", v.clone()),
+        "n" => config(out, "candidateCount", v.clone()),
+        "seed" => config(out, "seed", v.clone()),
+        "presence_penalty" => config(out, "presencePenalty", v.clone()),
+        "frequency_penalty" => config(out, "frequencyPenalty", v.clone()),
+        "logprobs" => config(out, "responseLogprobs", v.clone()),
+        "top_logprobs" => config(out, "logprobs", v.clone()),
+        "response_format" => response_format_to_gemini(out, k, v, gen),
+        "text" => match v.get("format").and_then(text_format_to_chat) {
+            Some(rf) => {
+                response_format_to_gemini(out, "text.format", &rf, gen);
+                note_other_fields(out, k, v, &["format"]);
+            }
+            None => out.drop(k),
+        },
+        "reasoning_effort" => out.merge(k, gen, "thinkingConfig", json!({"thinkingLevel": v})),
+        "reasoning" => match v.get("effort") {
+            Some(e) => {
+                out.merge(k, gen, "thinkingConfig", json!({"thinkingLevel": e}));
+                note_other_fields(out, k, v, &["effort"]);
+            }
+            None => out.drop(k),
+        },
+        "thinking" => match (v.get("type").and_then(Value::as_str), v.get("budget_tokens")) {
+            (Some("enabled"), Some(n)) => out.merge(k, gen, "thinkingConfig", json!({"thinkingBudget": n})),
+            (Some("disabled"), _) => out.merge(k, gen, "thinkingConfig", json!({"thinkingBudget": 0})),
+            _ => out.drop(k),
+        },
+        "tool_choice" => match read_choice(v) {
+            Some(c) => {
+                let fcc = match c {
+                    Choice::Auto => json!({"mode": "AUTO"}),
+                    Choice::None => json!({"mode": "NONE"}),
+                    Choice::Required => json!({"mode": "ANY"}),
+                    Choice::Tool(n) => json!({"mode": "ANY", "allowedFunctionNames": [n]}),
+                };
+                out.merge(k, "toolConfig", "functionCallingConfig", fcc);
+            }
+            None => out.note(k, "this `tool_choice` has no Gemini equivalent; left out".into()),
+        },
+        // Its own settings: an object's fields merged (a translated one may
+        // have made it), anything else as written.
+        _ if GEMINI.contains(&k) => match v {
+            Value::Object(o) => {
+                for (f, x) in o {
+                    out.merge(k, k, f, x.clone());
+                }
+            }
+            _ => out.put(k, k, v.clone()),
+        },
+        _ if known_elsewhere(k) => out.drop(k),
+        _ => unknown(out, k, v),
+    }
+}
+
+/// Chat's `response_format` → Gemini's `responseMimeType` and `responseJsonSchema`.
+#[cfg(feature = "providers")]
+fn response_format_to_gemini(out: &mut Out, k: &str, v: &Value, gen: &str) {
+    match (v.get("type").and_then(Value::as_str), v.get("json_schema").and_then(|j| j.get("schema"))) {
+        (Some("json_schema"), Some(schema)) => {
+            out.merge(k, gen, "responseMimeType", "application/json".into());
+            out.merge(k, gen, "responseJsonSchema", schema.clone());
+        }
+        (Some("json_object"), _) => out.merge(k, gen, "responseMimeType", "application/json".into()),
+        (Some("text"), _) => {}
+        _ => out.note(k, format!("this `{k}` has no Gemini equivalent; left out")),
+    }
+}
+
+/// A flat setting into Bedrock's `inferenceConfig` or `toolConfig`.
+#[cfg(feature = "providers")]
+fn to_bedrock(out: &mut Out, k: &str, v: &Value) {
+    let inference = |out: &mut Out, field: &str, value: Value| out.merge(k, "inferenceConfig", field, value);
+    match k {
+        "max_tokens" | "max_completion_tokens" | "max_output_tokens" => inference(out, "maxTokens", v.clone()),
+        "temperature" => inference(out, "temperature", v.clone()),
+        "top_p" => inference(out, "topP", v.clone()),
+        "stop" => match v {
+            Value::String(_) => inference(out, "stopSequences", json!([v])),
+            _ => inference(out, "stopSequences", v.clone()),
+        },
+        "stop_sequences" => inference(out, "stopSequences", v.clone()),
+        "tool_choice" => match read_choice(v) {
+            Some(Choice::Auto) => out.merge(k, "toolConfig", "toolChoice", json!({"auto": {}})),
+            Some(Choice::Required) => out.merge(k, "toolConfig", "toolChoice", json!({"any": {}})),
+            Some(Choice::Tool(n)) => out.merge(k, "toolConfig", "toolChoice", json!({"tool": {"name": n}})),
+            _ => out.note(k, "this `tool_choice` has no Bedrock Converse equivalent; left out".into()),
+        },
+        _ if BEDROCK.contains(&k) => match v {
+            Value::Object(o) => {
+                for (f, x) in o {
+                    out.merge(k, k, f, x.clone());
+                }
+            }
+            _ => out.put(k, k, v.clone()),
+        },
+        _ if known_elsewhere(k) => out.drop(k),
+        _ => unknown(out, k, v),
+    }
 }
 
 /// A key no provider here defines.
@@ -438,8 +831,8 @@ fn write_choice(c: &Choice, to: Provider) -> Value {
         (_, Choice::Auto) => "auto".into(),
         (_, Choice::None) => "none".into(),
         (_, Choice::Required) => "required".into(),
-        (Provider::OpenaiChat, Choice::Tool(n)) => json!({"type": "function", "function": {"name": n}}),
         (Provider::OpenaiResponses, Choice::Tool(n)) => json!({"type": "function", "name": n}),
+        (_, Choice::Tool(n)) => json!({"type": "function", "function": {"name": n}}),
     }
 }
 
@@ -458,6 +851,8 @@ fn tool_choice(out: &mut Out, v: &Value, params: &Map<String, Value>) {
                 || shape == Some(Provider::OpenaiChat)
                 || (shape == Some(Provider::OpenaiResponses) && v.get("type").is_some_and(|t| t != "function"))
         }
+        // Written into their own objects by `to_gemini` and `to_bedrock`.
+        Provider::Gemini | Provider::Bedrock => false,
     };
     if native {
         out.put("tool_choice", "tool_choice", v.clone());

@@ -7,7 +7,10 @@
 
 use super::params::Provider;
 #[cfg(feature = "providers")]
-use super::{anthropic, contributions, curl, openai_chat, openai_responses, replay, to_pretty, Contributions, Notice};
+use super::{
+    anthropic, bedrock, contributions, curl, gemini, openai_chat, openai_responses, replay, to_pretty, Contributions,
+    Notice,
+};
 #[cfg(feature = "providers")]
 use crate::types::{Envelope, RequestFormat};
 
@@ -28,14 +31,31 @@ pub enum Target {
     /// A shell command that posts the Anthropic Messages request.
     #[serde(rename = "curl-anthropic")]
     CurlAnthropic,
+    /// Gemini `generateContent` (the body; the model goes in the URL).
+    #[serde(rename = "gemini")]
+    Gemini,
+    /// Amazon Bedrock Converse (the body; the model goes in the URL).
+    #[serde(rename = "bedrock")]
+    Bedrock,
+    /// A shell command that posts the Gemini request.
+    #[serde(rename = "curl-gemini")]
+    CurlGemini,
 }
 
 impl Target {
-    pub const ALL: [Target; 5] =
-        [Target::OpenaiChat, Target::OpenaiResponses, Target::Anthropic, Target::CurlOpenai, Target::CurlAnthropic];
+    pub const ALL: [Target; 8] = [
+        Target::OpenaiChat,
+        Target::OpenaiResponses,
+        Target::Anthropic,
+        Target::Gemini,
+        Target::Bedrock,
+        Target::CurlOpenai,
+        Target::CurlAnthropic,
+        Target::CurlGemini,
+    ];
 
     /// The CLI's `--format` value: `openai`, `responses`, `anthropic`,
-    /// `curl-openai`, `curl-anthropic`.
+    /// `gemini`, `bedrock`, `curl-openai`, `curl-anthropic`, `curl-gemini`.
     pub fn code(self) -> &'static str {
         match self {
             Target::OpenaiChat => "openai",
@@ -43,6 +63,9 @@ impl Target {
             Target::Anthropic => "anthropic",
             Target::CurlOpenai => "curl-openai",
             Target::CurlAnthropic => "curl-anthropic",
+            Target::Gemini => "gemini",
+            Target::Bedrock => "bedrock",
+            Target::CurlGemini => "curl-gemini",
         }
     }
 
@@ -59,15 +82,20 @@ impl Target {
             Target::Anthropic => "Anthropic",
             Target::CurlOpenai => "cURL (OpenAI)",
             Target::CurlAnthropic => "cURL (Anthropic)",
+            Target::Gemini => "Gemini",
+            Target::Bedrock => "Bedrock Converse",
+            Target::CurlGemini => "cURL (Gemini)",
         }
     }
 
     /// A download name for the export of `stem`: `chat.openai.json`,
-    /// `chat.responses.json`, `chat.anthropic.json`, `chat.openai.sh`, `chat.anthropic.sh`.
+    /// `chat.responses.json`, `chat.anthropic.json`, `chat.gemini.json`,
+    /// `chat.bedrock.json`, `chat.openai.sh`, `chat.anthropic.sh`, `chat.gemini.sh`.
     pub fn file_name(self, stem: &str) -> String {
         match self {
             Target::CurlOpenai => format!("{stem}.openai.sh"),
             Target::CurlAnthropic => format!("{stem}.anthropic.sh"),
+            Target::CurlGemini => format!("{stem}.gemini.sh"),
             t => format!("{stem}.{}.json", t.code()),
         }
     }
@@ -75,7 +103,7 @@ impl Target {
     /// The MIME type of the export text.
     pub fn mime_type(self) -> &'static str {
         match self {
-            Target::CurlOpenai | Target::CurlAnthropic => "text/x-shellscript",
+            Target::CurlOpenai | Target::CurlAnthropic | Target::CurlGemini => "text/x-shellscript",
             _ => "application/json",
         }
     }
@@ -86,6 +114,8 @@ impl Target {
             Target::OpenaiChat | Target::CurlOpenai => Provider::OpenaiChat,
             Target::OpenaiResponses => Provider::OpenaiResponses,
             Target::Anthropic | Target::CurlAnthropic => Provider::Anthropic,
+            Target::Gemini | Target::CurlGemini => Provider::Gemini,
+            Target::Bedrock => Provider::Bedrock,
         }
     }
 }
@@ -100,7 +130,9 @@ pub struct Exported {
 }
 
 /// The export of `envelope` to `target`. For [`Target::OpenaiChat`] the
-/// text is [`super::openai_json`]'s, byte for byte.
+/// text is [`super::openai_json`]'s, byte for byte. Gemini and Bedrock
+/// bodies never name the model (it is in their URL): only the cURL command
+/// for Gemini does.
 #[cfg(feature = "providers")]
 pub fn render(envelope: &Envelope, target: Target) -> Exported {
     render_with(envelope, &contributions(envelope), target)
@@ -120,6 +152,8 @@ pub fn render_with(envelope: &Envelope, c: &Contributions, target: Target) -> Ex
         (Some(RequestFormat::Anthropic), Provider::Anthropic) => {
             Some(replay::anthropic::request(envelope, &mut notices))
         }
+        (Some(RequestFormat::Gemini), Provider::Gemini) => Some(replay::gemini::request(envelope, &mut notices)),
+        (Some(RequestFormat::Bedrock), Provider::Bedrock) => Some(replay::bedrock::request(envelope, &mut notices)),
         _ => None,
     };
     if replayed.is_none() {
@@ -131,11 +165,14 @@ pub fn render_with(envelope: &Envelope, c: &Contributions, target: Target) -> Ex
             Provider::OpenaiChat => openai_chat::request(envelope, c, None, true, &mut notices),
             Provider::OpenaiResponses => openai_responses::request(envelope, c, &mut notices),
             Provider::Anthropic => anthropic::request(envelope, c, &mut notices),
+            Provider::Gemini => gemini::request(envelope, c, &mut notices),
+            Provider::Bedrock => bedrock::request(envelope, c, &mut notices),
         },
     };
     let text = match target {
         Target::CurlOpenai => curl::openai(&body),
         Target::CurlAnthropic => curl::anthropic(&body),
+        Target::CurlGemini => curl::gemini(&body, super::named_model(envelope), &mut notices),
         _ => to_pretty(&body),
     };
     Exported { text, notices }

@@ -1,8 +1,9 @@
 //! Import: a provider's request body → an envelope, plus notices.
 //!
 //! [`import`] reads JSON text, [`detect`]s its format (a Prompt Envelope,
-//! or an OpenAI Chat Completions, OpenAI Responses or Anthropic Messages
-//! request body) and hands it to that format's module, which builds the
+//! or an OpenAI Chat Completions, OpenAI Responses, Anthropic Messages,
+//! Gemini `generateContent` or Bedrock Converse request body) and hands it
+//! to that format's module, which builds the
 //! envelope through a shared [`Builder`]: text through [`forms`] (the
 //! export's own text forms come back as their segments), calls and results
 //! paired by id, tools gathered into one `tool_overview`, request settings
@@ -11,16 +12,22 @@
 //! every error with its path, as for envelopes; the envelope made is then
 //! validated like a loaded one (its warnings travel with it).
 //!
+//! Gemini and Bedrock bodies do not name their model (it is in the URL):
+//! [`import_with`] takes it from outside (a flag, a trace), and the replay
+//! never writes it into the body.
+//!
 //! Messages are numbered `m1`, `m2`, … in order. Requests carry no times:
 //! every timestamp is 0 ("unknown"), so importing one request twice gives
 //! the same envelope, byte for byte.
 
 pub mod anthropic;
+pub mod bedrock;
 pub mod forms;
+pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use base64::Engine;
 use serde_json::{Map, Value};
@@ -39,18 +46,32 @@ pub enum Format {
     OpenaiChat,
     OpenaiResponses,
     Anthropic,
+    /// Gemini `generateContent`.
+    Gemini,
+    /// Amazon Bedrock Converse.
+    Bedrock,
 }
 
 impl Format {
-    pub const ALL: [Format; 4] = [Format::Envelope, Format::OpenaiChat, Format::OpenaiResponses, Format::Anthropic];
+    pub const ALL: [Format; 6] = [
+        Format::Envelope,
+        Format::OpenaiChat,
+        Format::OpenaiResponses,
+        Format::Anthropic,
+        Format::Gemini,
+        Format::Bedrock,
+    ];
 
-    /// The CLI's `--from` value: `envelope`, `openai`, `responses`, `anthropic`.
+    /// The CLI's `--from` value: `envelope`, `openai`, `responses`,
+    /// `anthropic`, `gemini`, `bedrock`.
     pub fn code(self) -> &'static str {
         match self {
             Format::Envelope => "envelope",
             Format::OpenaiChat => "openai",
             Format::OpenaiResponses => "responses",
             Format::Anthropic => "anthropic",
+            Format::Gemini => "gemini",
+            Format::Bedrock => "bedrock",
         }
     }
 
@@ -65,18 +86,23 @@ impl Format {
             Format::OpenaiChat => Some(RequestFormat::Openai),
             Format::OpenaiResponses => Some(RequestFormat::Responses),
             Format::Anthropic => Some(RequestFormat::Anthropic),
+            Format::Gemini => Some(RequestFormat::Gemini),
+            Format::Bedrock => Some(RequestFormat::Bedrock),
         }
     }
 
-    /// "Prompt Envelope", "OpenAI Chat", "OpenAI Responses", "Anthropic Messages":
-    /// the app says "Imported from {label}".
+    /// "Prompt Envelope", "OpenAI Chat", "OpenAI Responses", "Anthropic
+    /// Messages", "Gemini", "Bedrock Converse": the app says "Imported from {label}".
     pub fn label(self) -> &'static str {
-        match self {
-            Format::Envelope => "Prompt Envelope",
-            Format::OpenaiChat => "OpenAI Chat",
-            Format::OpenaiResponses => "OpenAI Responses",
-            Format::Anthropic => "Anthropic Messages",
+        match self.request_format() {
+            None => "Prompt Envelope",
+            Some(f) => f.label(),
         }
+    }
+
+    /// Whether the format's body leaves the model out (it is in the URL).
+    pub fn model_in_url(self) -> bool {
+        matches!(self, Format::Gemini | Format::Bedrock)
     }
 }
 
@@ -118,6 +144,14 @@ pub fn import_bytes(bytes: &[u8], from: Option<Format>) -> Result<Imported, Vec<
 
 /// Reads a JSON value as `from`, or as the format [`detect`] finds.
 pub fn import_value(value: Value, from: Option<Format>) -> Result<Imported, Vec<Diagnostic>> {
+    import_with(value, from, None)
+}
+
+/// [`import_value`] with the model from outside the body (a flag, a trace):
+/// the envelope's `model` for a Gemini or Bedrock body (whose model is in
+/// the URL), and for the other formats when the body names none. An
+/// envelope keeps its own.
+pub fn import_with(value: Value, from: Option<Format>, model: Option<&str>) -> Result<Imported, Vec<Diagnostic>> {
     let format = match from {
         Some(f) => f,
         None => detect(&value).map_err(|e| vec![e])?,
@@ -139,12 +173,24 @@ pub fn import_value(value: Value, from: Option<Format>) -> Result<Imported, Vec<
             format!("expected a JSON object (an {} request body), found {}", format.label(), type_name(&value)),
         )]);
     };
+    let outside = model.filter(|m| !m.is_empty()).map(str::to_string);
     let mut b = Builder::default();
-    let model = b.model(body);
+    match format {
+        Format::Gemini => {
+            let params = gemini::read(body, &mut b);
+            return b.finish(format, outside, params);
+        }
+        Format::Bedrock => {
+            let params = bedrock::read(body, &mut b);
+            return b.finish(format, outside, params);
+        }
+        _ => {}
+    }
+    let model = b.model(body).or(outside);
     match format {
         Format::OpenaiChat => openai_chat::read(body, &mut b),
         Format::OpenaiResponses => openai_responses::read(body, &mut b),
-        Format::Anthropic | Format::Envelope => anthropic::read(body, &mut b),
+        _ => anthropic::read(body, &mut b),
     }
     // An empty `tools` array has no tool to hold: it stays a setting.
     let no_tools = body.get("tools").and_then(Value::as_array).is_some_and(Vec::is_empty);
@@ -173,6 +219,10 @@ pub fn import_value(value: Value, from: Option<Format>) -> Result<Imported, Vec<
 struct Signals {
     chat: Option<String>,
     anthropic: Option<String>,
+    bedrock: Option<String>,
+    /// Bedrock signals besides untyped content blocks (which may also be
+    /// another format's blocks that lack their `type`).
+    bedrock_strong: bool,
 }
 
 impl Signals {
@@ -182,24 +232,80 @@ impl Signals {
     fn anthropic(&mut self, what: String) {
         self.anthropic.get_or_insert(what);
     }
+    fn bedrock(&mut self, what: String) {
+        self.bedrock.get_or_insert(what);
+    }
 }
 
-const TRIED: &str = "the formats tried: a Prompt Envelope (`version` and `messages` with `segments`), an OpenAI Chat request (`messages` with `role` and `content`), an OpenAI Responses request (`input` or `instructions`), an Anthropic Messages request (`messages` and `max_tokens` or a top-level `system`)";
+const TRIED: &str = "the formats tried: a Prompt Envelope (`version` and `messages` with `segments`), an OpenAI Chat request (`messages` with `role` and `content`), an OpenAI Responses request (`input` or `instructions`), an Anthropic Messages request (`messages` and `max_tokens` or a top-level `system`), a Gemini generateContent request (`contents` or `systemInstruction`), a Bedrock Converse request (`messages` whose content blocks have no `type`: `{\"text\": …}`, `{\"toolUse\": …}`)";
+
+/// The content blocks of Bedrock Converse (and of its `system`): each is an
+/// object with one of these keys and no `type`.
+pub(crate) const BEDROCK_BLOCKS: [&str; 14] = [
+    "text",
+    "image",
+    "document",
+    "video",
+    "audio",
+    "toolUse",
+    "toolResult",
+    "reasoningContent",
+    "cachePoint",
+    "guardContent",
+    "citationsContent",
+    "searchResult",
+    "toolResultContent",
+    "s3Location",
+];
+
+/// Top-level fields only a Bedrock Converse request has.
+const BEDROCK_KEYS: [&str; 9] = [
+    "inferenceConfig",
+    "toolConfig",
+    "additionalModelRequestFields",
+    "additionalModelResponseFieldPaths",
+    "guardrailConfig",
+    "promptVariables",
+    "requestMetadata",
+    "performanceConfig",
+    "serviceTier",
+];
+
+/// Top-level fields of a Gemini request besides `contents` (either spelling).
+const GEMINI_KEYS: [&str; 8] = [
+    "systemInstruction",
+    "system_instruction",
+    "generationConfig",
+    "generation_config",
+    "safetySettings",
+    "safety_settings",
+    "cachedContent",
+    "cached_content",
+];
+
+/// A Bedrock content block: an object without `type` holding a Bedrock block key.
+fn bedrock_block(v: &Value) -> bool {
+    v.as_object().is_some_and(|o| !o.contains_key("type") && o.keys().any(|k| BEDROCK_BLOCKS.contains(&k.as_str())))
+}
 
 /// The format of a body: an envelope has `version` and `messages` whose
-/// entries have `segments`; a body with `input` or `instructions` and no
-/// `messages` is OpenAI Responses; a body with `messages` is Anthropic
-/// Messages when it has a field only Anthropic has (a top-level `system`, a
+/// entries have `segments`; a body with `contents` (or a Gemini
+/// `systemInstruction`, `generationConfig`, …) and no `messages` is Gemini;
+/// a body with `input` or `instructions` and no `messages` is OpenAI
+/// Responses. A body with `messages` is Bedrock Converse when it has a field
+/// only Bedrock has (content blocks without `type` such as `{"text": …}`,
+/// `inferenceConfig`, `toolConfig`, …), Anthropic Messages when it has a
+/// field only Anthropic has (a top-level `system` string or typed blocks, a
 /// `tool_use`/`tool_result`/`image`-with-`source`/`document`/`thinking`
 /// block, a tool with `input_schema`, `stop_sequences`, `top_k`, …) and
 /// OpenAI Chat when it has one only Chat has (a `system`/`developer`/`tool`
 /// message, `tool_calls`, an `image_url` part, a nested `function` tool,
-/// `max_completion_tokens`, …); with neither, `max_tokens` says Anthropic and
-/// its absence Chat. A body with both is ambiguous (an error: name the format).
+/// `max_completion_tokens`, …); with none, `max_tokens` says Anthropic and
+/// its absence Chat. A body with fields of two is ambiguous (an error: name the format).
 pub fn detect(value: &Value) -> Result<Format, Diagnostic> {
     let none = |found: &str| {
         Diagnostic::new(Rule::ImportFormat, "", format!("{found}; {TRIED}"))
-            .with_hint("name the format (pep import --from openai|responses|anthropic)")
+            .with_hint("name the format (pep import --from openai|responses|anthropic|gemini|bedrock)")
     };
     let Value::Object(o) = value else {
         return Err(none(&format!("the body is {}, not an object", type_name(value))));
@@ -211,13 +317,31 @@ pub fn detect(value: &Value) -> Result<Format, Diagnostic> {
         return Ok(Format::Envelope);
     }
     let Some(messages) = messages else {
+        if !o.contains_key("messages") && (o.contains_key("contents") || GEMINI_KEYS.iter().any(|k| o.contains_key(*k)))
+        {
+            return Ok(Format::Gemini);
+        }
         if o.contains_key("input") || o.contains_key("instructions") {
             return Ok(Format::OpenaiResponses);
         }
-        return Err(none("the body has no `messages` array, `input` or `instructions`"));
+        return Err(none("the body has no `messages` array, `contents`, `input` or `instructions`"));
     };
     let mut s = Signals::default();
-    for key in ["system", "stop_sequences", "top_k", "thinking", "anthropic_version", "mcp_servers", "container"] {
+    for key in BEDROCK_KEYS {
+        if o.contains_key(key) {
+            s.bedrock(format!("`{key}`"));
+            s.bedrock_strong = true;
+        }
+    }
+    match o.get("system") {
+        Some(Value::Array(blocks)) if !blocks.is_empty() && blocks.iter().all(bedrock_block) => {
+            s.bedrock("a `system` of untyped blocks".into());
+            s.bedrock_strong = true;
+        }
+        Some(_) => s.anthropic("`system`".into()),
+        None => {}
+    }
+    for key in ["stop_sequences", "top_k", "thinking", "anthropic_version", "mcp_servers", "container"] {
         if o.contains_key(key) {
             s.anthropic(format!("`{key}`"));
         }
@@ -270,6 +394,10 @@ pub fn detect(value: &Value) -> Result<Format, Diagnostic> {
             }
         }
         for (j, part) in m.get("content").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            if bedrock_block(part) {
+                s.bedrock(format!("the untyped block messages[{i}].content[{j}]"));
+                continue;
+            }
             let ty = part.get("type").and_then(Value::as_str).unwrap_or("");
             match ty {
                 "image_url" | "input_audio" | "file" | "refusal" => {
@@ -287,17 +415,26 @@ pub fn detect(value: &Value) -> Result<Format, Diagnostic> {
             }
         }
     }
-    match (s.chat, s.anthropic) {
-        (Some(c), Some(a)) => Err(Diagnostic::new(
+    let ambiguous = |a: (&str, String), b: (&str, String)| {
+        Diagnostic::new(
             Rule::ImportAmbiguousFormat,
             "",
-            format!("the body has OpenAI Chat fields ({c}) and Anthropic Messages fields ({a})"),
+            format!("the body has {} fields ({}) and {} fields ({})", a.0, a.1, b.0, b.1),
         )
-        .with_hint("name the format (pep import --from openai|anthropic)")),
-        (Some(_), None) => Ok(Format::OpenaiChat),
-        (None, Some(_)) => Ok(Format::Anthropic),
-        (None, None) if o.contains_key("max_tokens") => Ok(Format::Anthropic),
-        (None, None) => Ok(Format::OpenaiChat),
+        .with_hint("name the format (pep import --from openai|anthropic|bedrock)")
+    };
+    // Untyped blocks beside another format's fields are that format's
+    // blocks without their `type` (its import says so).
+    let bedrock = s.bedrock.filter(|_| s.bedrock_strong || (s.chat.is_none() && s.anthropic.is_none()));
+    match (s.chat, s.anthropic, bedrock) {
+        (_, Some(a), Some(b)) => Err(ambiguous(("Anthropic Messages", a), ("Bedrock Converse", b))),
+        (Some(c), _, Some(b)) => Err(ambiguous(("OpenAI Chat", c), ("Bedrock Converse", b))),
+        (Some(c), Some(a), None) => Err(ambiguous(("OpenAI Chat", c), ("Anthropic Messages", a))),
+        (None, None, Some(_)) => Ok(Format::Bedrock),
+        (Some(_), None, None) => Ok(Format::OpenaiChat),
+        (None, Some(_), None) => Ok(Format::Anthropic),
+        (None, None, None) if o.contains_key("max_tokens") => Ok(Format::Anthropic),
+        (None, None, None) => Ok(Format::OpenaiChat),
     }
 }
 
@@ -353,6 +490,9 @@ pub struct Builder {
     errors: Vec<Diagnostic>,
     messages: Vec<(Role, Vec<Segment>, MessageExt)>,
     calls: HashMap<String, Call>,
+    /// Calls a result may answer by name and order (Gemini's calls carry no
+    /// id): per tool name, the paths of the calls not yet answered.
+    by_name: HashMap<String, VecDeque<String>>,
     tools: Vec<ToolItem>,
     tool_names: HashMap<String, String>,
 }
@@ -380,7 +520,7 @@ impl Builder {
     /// A block's extension fields: its `cache_control` and the fields
     /// besides `known`, kept verbatim.
     pub(crate) fn ext_of(o: &Map<String, Value>, known: &[&str]) -> Ext {
-        Ext { cache_control: o.get("cache_control").cloned(), provider: Builder::rest(o, known), join_previous: false }
+        Ext { cache_control: o.get("cache_control").cloned(), provider: Builder::rest(o, known), ..Ext::default() }
     }
 
     /// A block with no segment of its own, kept verbatim (its cache
@@ -408,8 +548,39 @@ impl Builder {
             description: String::new(),
             parameters: None,
             schema: None,
-            ext: Ext { cache_control, provider: Some(bag), join_previous: false },
+            ext: Ext { cache_control, provider: Some(bag), ..Ext::default() },
         });
+    }
+
+    /// The fields of `o` besides `known`, verbatim, all of them: for the
+    /// formats that have no `cache_control` (Gemini, Bedrock), where such a
+    /// key is just another field (`None` when there are none).
+    pub(crate) fn others(o: &Map<String, Value>, known: &[&str]) -> Option<Map<String, Value>> {
+        let rest: Map<String, Value> =
+            o.iter().filter(|(k, _)| !known.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+        (!rest.is_empty()).then_some(rest)
+    }
+
+    /// A block with no segment of its own, kept whole (every field in
+    /// `block`: Gemini, Bedrock).
+    pub(crate) fn block_whole(format: RequestFormat, o: &Map<String, Value>) -> Segment {
+        Segment::ProviderBlock(ProviderBlock { format, block: o.clone(), collapsed: true, ext: Ext::default() })
+    }
+
+    /// A tool kept whole, every field in its `provider` (Gemini, Bedrock).
+    pub(crate) fn tool_whole(&mut self, name: &str, t: &Map<String, Value>) {
+        self.tools.push(ToolItem {
+            name: name.to_string(),
+            description: String::new(),
+            parameters: None,
+            schema: None,
+            ext: Ext { provider: Some(t.clone()), ..Ext::default() },
+        });
+    }
+
+    /// The last declared tool, to change.
+    pub(crate) fn last_tool_mut(&mut self) -> Option<&mut ToolItem> {
+        self.tools.last_mut()
     }
 
     /// Sets the extension fields of the last declared tool.
@@ -561,6 +732,53 @@ impl Builder {
             call_id: Some(id.to_string()),
             ext: Default::default(),
         })
+    }
+
+    /// A tool call that a result may answer by name and order, as
+    /// `Calls::pair` pairs results without a `callId`: with its `id` when it
+    /// has one (`path` is where it is). `by_name`: whether a result without
+    /// an id may take it (not when a later result answers its id).
+    pub(crate) fn call_by_name(
+        &mut self,
+        path: &str,
+        id: Option<&str>,
+        name: &str,
+        arguments: Map<String, Value>,
+        by_name: bool,
+    ) -> Segment {
+        if by_name {
+            self.by_name.entry(name.to_string()).or_default().push_back(path.to_string());
+        }
+        match id {
+            Some(id) => self.call(path, id, name, arguments),
+            None => Segment::ToolCallRequest(ToolCallRequest {
+                tool_name: name.to_string(),
+                arguments,
+                collapsed: false,
+                call_id: None,
+                ext: Default::default(),
+            }),
+        }
+    }
+
+    /// A tool result without an id: it answers the earliest unanswered call
+    /// of `name` (`None` when there is none).
+    pub(crate) fn result_by_name(&mut self, name: &str, result: String, success: bool) -> Option<Segment> {
+        self.by_name.get_mut(name)?.pop_front()?;
+        Some(Segment::ToolCallResult(ToolCallResult {
+            tool_name: name.to_string(),
+            result,
+            success,
+            collapsed: true,
+            call_id: None,
+            content: None,
+            ext: Default::default(),
+        }))
+    }
+
+    /// Whether the call `id` came before and is not answered yet.
+    pub(crate) fn call_open(&self, id: &str) -> bool {
+        self.calls.get(id).is_some_and(|c| c.answered.is_none())
     }
 
     /// Whether a call with this id came before.
@@ -742,6 +960,31 @@ impl Builder {
     }
 }
 
+/// The `shape` flag of a `media` or `document` segment read from a text
+/// part's own text (the export's text form `[image: …]`, `[Document: …]`),
+/// not from a media or file part: the replay writes it back as text.
+pub(crate) const TEXT_FORM: &str = "textForm";
+
+/// Marks the media and documents among the segments of one text part as
+/// text forms ([`TEXT_FORM`]).
+pub(crate) fn mark_text_forms(segs: &mut [Segment]) {
+    for s in segs {
+        if let Segment::Media(Media { ext, .. }) | Segment::Document(Document { ext, .. }) = s {
+            ext.shape.push(TEXT_FORM.to_string());
+        }
+    }
+}
+
+/// Base64 in the standard alphabet, padded or not.
+pub(crate) fn decode_base64(data: &str) -> Result<Vec<u8>, base64::DecodeError> {
+    use base64::engine::{general_purpose::GeneralPurpose, DecodePaddingMode, GeneralPurposeConfig};
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    LENIENT.decode(data)
+}
+
 /// `data:[mime][;params][;base64],payload` → (mime, base64?, payload).
 fn split_data_url(s: &str) -> Option<(&str, bool, &str)> {
     if !s.get(..5)?.eq_ignore_ascii_case("data:") {
@@ -820,7 +1063,7 @@ mod tests {
             Err("import-ambiguous-format")
         );
         let e = detect(&json!({"prompt": "hi"})).unwrap_err();
-        for name in ["Prompt Envelope", "OpenAI Chat", "OpenAI Responses", "Anthropic Messages"] {
+        for name in ["Prompt Envelope", "OpenAI Chat", "OpenAI Responses", "Anthropic Messages", "Gemini", "Bedrock"] {
             assert!(e.message.contains(name), "{}", e.message);
         }
     }

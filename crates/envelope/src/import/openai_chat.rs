@@ -125,6 +125,7 @@ fn message(b: &mut Builder, v: &Value, path: &str) {
         content_parts: content.is_array(),
         continues: false,
         provider: Builder::rest(m, &consumed),
+        shape: Vec::new(),
     };
     b.push_ext(path, role, segs, ext);
 }

@@ -14,6 +14,10 @@
 
 #[cfg(feature = "providers")]
 pub mod anthropic;
+#[cfg(feature = "providers")]
+pub mod bedrock;
+#[cfg(feature = "providers")]
+pub mod gemini;
 pub mod openai_chat;
 #[cfg(feature = "providers")]
 pub mod openai_responses;
