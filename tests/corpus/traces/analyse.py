@@ -257,7 +257,8 @@ def features(e):
         if present:
             f[name] = lambda s, k, p=pats, name=name: any(_key_mentions(x, name, p) for x in k) or any(has(s, f'"{x}"') for x in p) or any(x in s for x in p)
     if "vegetarian" in raw:
-        f["response_schema"] = lambda s, k: has(s, "vegetarian") and (has(s, "json_schema") or has(s, "minutes") or any("schema" in x or "response_format" in x or "output.type" in x for x in k))
+        # the schema itself, not the reply (whose JSON also has a "vegetarian" key)
+        f["response_schema"] = lambda s, k: "vegetarian" in s and ("properties" in s or "required" in s)
     if body.get("stream") or "stream" in path.lower():
         f["stream"] = lambda s, k: any("stream" in x for x in k) or "true" in s and has(s, "stream")
     if body.get("n", 1) != 1:
