@@ -562,6 +562,7 @@ fn body_view(path: &str, b: &Value) -> (View, Vec<String>) {
 /// One request the SDK sent.
 struct Sent {
     time_ns: u64,
+    reply: Value,
     path: String,
     scenario: String,
     body: Value,
@@ -574,6 +575,7 @@ fn sent(run: &str) -> HashMap<(String, String), Vec<Sent>> {
         let v: Value = serde_json::from_str(l).unwrap();
         out.entry((s(&v["traceId"]), s(&v["spanId"]))).or_default().push(Sent {
             time_ns: s(&v["timeUnixNano"]).parse().unwrap(),
+            reply: v["reply"].clone(),
             path: s(&v["path"]),
             scenario: s(&v["scenario"]),
             body: v["body"].clone(),
@@ -620,7 +622,6 @@ const DROPS: &[(&str, &str, &str)] = &[
     ("openinference-google-genai", "gemini.document", "inline documents"),
     ("openllmetry-bedrock", "bedrock.image", "image bytes (`blob` parts with an empty `content`)"),
     ("openllmetry-bedrock", "bedrock.document", "documents"),
-    ("openllmetry-anthropic", "messages.document", "documents"),
     ("openllmetry-openai", "responses.", "an input_file's data (a `file` part with its filename only)"),
     ("openllmetry-legacy-google-genai", "gemini.", "the system instruction"),
     ("openllmetry-legacy-bedrock", "bedrock.", "tool definitions"),
@@ -1017,4 +1018,80 @@ fn find_setting<'a>(body: &'a Value, key: &str) -> Option<&'a Value> {
         body.get("additionalModelRequestFields"),
     ];
     places.into_iter().flatten().find_map(|p| names.iter().find_map(|n| p.get(n)))
+}
+
+/// What the recorded output holds: (texts, tool calls, reasoning texts).
+fn output_view(o: &recorded::Output) -> (Vec<String>, Vec<(String, Value)>, Vec<String>) {
+    let (mut texts, mut calls, mut reasoning) = (vec![], vec![], vec![]);
+    for m in &o.messages {
+        assert_eq!(m.role, Role::Assistant, "an output message is the model's");
+        for seg in &m.segments {
+            match seg {
+                Segment::Text(t) => texts.push(collapse(&t.content)),
+                Segment::LongText(t) => texts.push(collapse(&t.content)),
+                Segment::ToolCallRequest(c) => {
+                    calls.push((c.tool_name.clone(), sorted(&Value::Object(c.arguments.clone()))))
+                }
+                Segment::Reasoning(r) => reasoning.push(collapse(&r.content)),
+                _ => {}
+            }
+        }
+    }
+    (texts, calls, reasoning)
+}
+
+/// What an instrumentation does not record of a reply: (run prefix,
+/// scenario prefix, what).
+const OUTPUT_DROPS: &[(&str, &str, &str)] = &[
+    ("openllmetry-google-genai", "gemini.stream", "a streamed reply: only its last chunk"),
+    ("openllmetry-legacy-bedrock", "bedrock.", "the tool calls of a reply (a completion with its role only)"),
+];
+
+/// The reply a call records is the one the provider gave (output, never
+/// part of the request): its text, or its tool calls.
+#[test]
+fn recorded_output_is_the_reply_given() {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (name, files) in runs() {
+        let r = read_run(&files);
+        let sent = sent(&name);
+        for c in &r.calls {
+            let Some(out) = c.output.as_ref().filter(|o| !o.messages.is_empty()) else { continue };
+            let Some(first) = sent_for(c, &r.calls, &sent) else { continue };
+            // Automatic function calling: one span, several requests; the
+            // recorded reply is the last one's.
+            let (start, end) = (c.start_ns.unwrap_or(0), c.end_ns.unwrap_or(u64::MAX));
+            let req = sent
+                .iter()
+                .filter(|((t, _), _)| Some(t) == c.at.trace_id.as_ref())
+                .flat_map(|(_, v)| v)
+                .filter(|r| (start..=end).contains(&r.time_ns))
+                .max_by_key(|r| r.time_ns)
+                .unwrap_or(first);
+            let (texts, calls, _) = output_view(out);
+            let ok = match req.reply["kind"].as_str() {
+                Some("text" | "json") => texts.iter().any(|t| *t == collapse(&s(&req.reply["text"]))),
+                Some("tools") => {
+                    let want: Vec<(String, Value)> = req.reply["toolCalls"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|t| (s(&t["name"]), sorted(&t["arguments"])))
+                        .collect();
+                    calls == want
+                }
+                other => panic!("reply kind {other:?}"),
+            };
+            checked += 1;
+            let dropped =
+                OUTPUT_DROPS.iter().any(|(run, scen, _)| name.starts_with(run) && req.scenario.starts_with(scen));
+            if !ok && !dropped {
+                failures
+                    .push(format!("{name} {} {}: output {texts:?} {calls:?}, reply {}", req.scenario, c.at, req.reply));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {checked}:\n{}", failures.len(), failures.join("\n"));
+    assert!(checked > 300, "{checked}");
 }

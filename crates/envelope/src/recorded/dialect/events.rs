@@ -325,6 +325,20 @@ fn content_part(
             ));
         }
         "tool_use" => segs.push(conv.call(path, s("id"), s("name").unwrap_or(""), o.get("input"))),
+        "thinking" => {
+            let mut seg = conv.reasoning(s("thinking").unwrap_or(""));
+            if let Segment::Reasoning(r) = &mut seg {
+                r.signature = s("signature").map(str::to_string);
+            }
+            segs.push(seg);
+        }
+        "redacted_thinking" => {
+            let mut seg = conv.reasoning("");
+            if let Segment::Reasoning(r) = &mut seg {
+                r.encrypted = s("data").map(str::to_string);
+            }
+            segs.push(seg);
+        }
         "tool_result" => {
             let text = result_text(o.get("content").unwrap_or(&Value::Null));
             results.push(conv.result(s("tool_use_id"), None, &Value::String(text)));

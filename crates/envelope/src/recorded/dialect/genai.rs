@@ -288,10 +288,19 @@ fn parts_of(conv: &mut Conv, path: &str, role: Role, parts: &[Value]) -> Vec<(Ro
                 let seg = conv.reasoning(s("content").unwrap_or(""));
                 put(role, vec![seg], &mut runs);
             }
-            // Server tool calls and other parts: the instrumentation's
-            // rendering of a provider's block, not the block itself.
             _ if o.len() == 1 => conv.note(&p, format!("a `{ty}` part recorded without its content")),
-            _ => conv.unplaced(&p, part),
+            // A provider's own block written as a part (OpenLLMetry writes
+            // Anthropic's `document` and `image` blocks so).
+            _ => {
+                let (mut segs, mut results) = (vec![], vec![]);
+                super::events::content_part_public(conv, &p, role, part, &mut segs, &mut results);
+                if !results.is_empty() {
+                    put(Role::Tool, results, &mut runs);
+                }
+                if !segs.is_empty() {
+                    put(role, segs, &mut runs);
+                }
+            }
         }
     }
     runs

@@ -153,6 +153,13 @@ fn message(a: &mut Attrs, conv: &mut Conv, base: &str) {
                 let url = a.str(&c("image.image.url")).unwrap_or("").to_string();
                 segs.extend(data_url_or_uri(conv, &attr_path(&c("image.image.url")), Some("image"), &url));
             }
+            "reasoning" | "thinking" => {
+                let mut seg = conv.reasoning(a.str(&c("text")).unwrap_or(""));
+                if let Segment::Reasoning(r) = &mut seg {
+                    r.signature = a.str(&c("signature")).map(str::to_string);
+                }
+                segs.push(seg);
+            }
             _ => {
                 let text = a.str(&c("text")).unwrap_or("").to_string();
                 segs.extend(conv.text(&text, role));

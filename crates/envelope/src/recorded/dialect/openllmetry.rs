@@ -35,7 +35,10 @@ pub(crate) fn read(a: &mut Attrs, format: Option<RequestFormat>) -> Read {
         let k = |f: &str| format!("llm.request.functions.{i}.{f}");
         let name = a.str(&k("name")).unwrap_or("").to_string();
         let description = a.str(&k("description")).unwrap_or("").to_string();
-        let schema = a.get(&k("parameters")).map(|v| super::json_of(v).unwrap_or_else(|_| v.clone()));
+        let schema = a
+            .get(&k("parameters"))
+            .or_else(|| a.get(&k("input_schema")))
+            .map(|v| super::json_of(v).unwrap_or_else(|_| v.clone()));
         conv.tool(&attr_path(&k("name")), &name, &description, schema, None);
     }
     for i in indices(a, "gen_ai.prompt.") {
@@ -67,6 +70,16 @@ fn message(a: &mut Attrs, conv: &mut Conv, base: &str, finish: &mut Vec<String>)
         "assistant" | "model" => Role::Assistant,
         "tool" | "function" => Role::Tool,
         "user" => Role::User,
+        // A reply's reasoning (Anthropic's thinking), as a message of its own.
+        "thinking" => {
+            let text = a.get(&k("content")).map(as_text).unwrap_or_default();
+            let seg = conv.reasoning(&text);
+            conv.push(Role::Assistant, vec![seg], MessageExt::default());
+            if let Some(reason) = a.get(&k("finish_reason")) {
+                finish.push(as_text(reason));
+            }
+            return;
+        }
         other => {
             conv.note(attr_path(&k("role")), format!("the role `{other}` is read as user"));
             ext.provider_role = Some(other.to_string());
@@ -79,6 +92,22 @@ fn message(a: &mut Attrs, conv: &mut Conv, base: &str, finish: &mut Vec<String>)
     let content = a.get(&k("content")).cloned();
     let mut segs: Vec<Segment> = Vec::new();
     let mut results: Vec<Segment> = Vec::new();
+    // A Responses reply's reasoning: its summary parts.
+    if let Some(v) = a.get(&k("reasoning")).cloned() {
+        let summary: Option<Vec<String>> = super::json_of(&v).ok().and_then(|l| {
+            l.as_array()?.iter().map(|p| p.get("text").and_then(Value::as_str).map(str::to_string)).collect()
+        });
+        match summary {
+            Some(summary) => {
+                let mut seg = conv.reasoning("");
+                if let Segment::Reasoning(r) = &mut seg {
+                    r.summary = Some(summary);
+                }
+                segs.push(seg);
+            }
+            None => conv.unplaced(attr_path(&k("reasoning")), &v),
+        }
+    }
     if role == Role::Tool {
         let id = a.str(&k("tool_call_id"));
         segs.push(conv.result(id, None, &content.unwrap_or(Value::Null)));
