@@ -27,6 +27,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 IMAGE_URLS = ("https://example.com/images/checkerboard.png", "s3://corpus-bucket/images/checkerboard.png")
 
 
+NESTED_KEYS: set = set()  # object keys met inside values (kvlist keys, keys of parsed JSON)
+
+
 def leaves(v, out):
     """Every string / key / number in an AnyValue or JSON value, parsing JSON strings."""
     if isinstance(v, dict):
@@ -40,12 +43,14 @@ def leaves(v, out):
                 elif k == "kvlistValue":
                     for kv in x.get("values", []):
                         out.add(kv["key"])
+                        NESTED_KEYS.add(kv["key"])
                         leaves(kv.get("value", {}), out)
                 else:
                     out.add(str(x))
             return
         for k, x in v.items():
             out.add(str(k))
+            NESTED_KEYS.add(str(k))
             leaves(x, out)
     elif isinstance(v, list):
         for x in v:
@@ -105,10 +110,13 @@ def related_spans(e, spans):
 
 
 def telemetry_strings(e, spans, logs):
+    """(every string, every key: attribute keys and the object keys inside values)."""
     out = set()
     keys = set()
+    NESTED_KEYS.clear()
     for sid in related_spans(e, spans):
         s = spans[sid]
+        keys.add(s["name"])  # a span name can tell a streamed call ("GenerateContentStream")
         for a in s.get("attributes", []):
             keys.add(a["key"])
             out.add(a["key"])
@@ -123,7 +131,7 @@ def telemetry_strings(e, spans, logs):
             for a in r.get("attributes", []):
                 keys.add(a["key"])
                 leaves(a["value"], out)
-    return out, keys
+    return out, keys | NESTED_KEYS
 
 
 def has(strings, needle):
@@ -255,14 +263,15 @@ def features(e):
     }.items():
         present = _param_present(body, pats)
         if present:
-            f[name] = lambda s, k, p=pats, name=name: any(_key_mentions(x, name, p) for x in k) or any(has(s, f'"{x}"') for x in p) or any(x in s for x in p)
+            # a key naming the parameter (values are not looked at: "stop" is also a finish reason)
+            f[name] = lambda s, k, p=pats, name=name: any(_key_mentions(x, name, p) or x in p for x in k)
     if "vegetarian" in raw:
         # the schema itself, not the reply (whose JSON also has a "vegetarian" key)
         f["response_schema"] = lambda s, k: "vegetarian" in s and ("properties" in s or "required" in s)
     if body.get("stream") or "stream" in path.lower():
-        f["stream"] = lambda s, k: any("stream" in x for x in k) or "true" in s and has(s, "stream")
+        f["stream"] = lambda s, k: any("stream" in x.lower() for x in k)
     if body.get("n", 1) != 1:
-        f["n"] = lambda s, k: any("choice.count" in x or x.endswith(".n") for x in k) or has(s, '"n"')
+        f["n"] = lambda s, k: any("choice.count" in x or x == "n" or x.endswith(".n") for x in k)
     reply = e.get("reply") or {}
     if reply.get("text"):
         f["output_text"] = lambda s, k, t=reply["text"]: has(s, t[:40]) or has(s, t[-30:])
