@@ -159,6 +159,7 @@ rules! {
     SkillFieldValue => ("skill-field-value", Skill, Warning, "A front-matter field that is missing, empty, or breaks the Agent Skills rules", "`name` differs from the folder"),
     SkillUnknownKey => ("skill-unknown-key", Skill, Warning, "A front-matter key the Agent Skills specification does not define", "`author: me`"),
     SkillDuplicateKey => ("skill-duplicate-key", Skill, Warning, "A metadata key given twice; the last value is kept", "`metadata: {a: 1, a: 2}`"),
+    SkillDuplicateName => ("skill-duplicate-name", Skill, Warning, "Two skills read together share one `name`: the model sees two lines it cannot tell apart", "`pdf/SKILL.md` and `pdf-old/SKILL.md` both `name: pdf`"),
     // PromptPoet templates (rendered as prompt-poet 0.0.52 does).
     TemplateData => ("template-data", Template, Error, "The template data is not a JSON object", "`--data` holding `[1, 2]`"),
     TemplateSyntax => ("template-syntax", Template, Error, "The template is not valid Jinja2, or names a filter or test Jinja2 lacks", "`{% if x %}` never closed"),

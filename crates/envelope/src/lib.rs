@@ -45,6 +45,7 @@ pub mod search;
 pub mod secrets;
 pub mod share;
 pub mod skill;
+pub mod skills;
 pub mod sniff;
 pub mod template;
 pub mod term;

@@ -191,7 +191,7 @@ pub fn skill_description_problem(description: &str) -> Option<String> {
 
 // ---- front matter ---------------------------------------------------------------------
 
-enum Split<'a> {
+pub(crate) enum Split<'a> {
     None,
     Unclosed,
     Found { yaml: &'a str, body: &'a str },
@@ -201,7 +201,7 @@ fn is_delimiter(line: &str) -> bool {
     line.trim_end_matches([' ', '\t', '\r', '\n']) == "---"
 }
 
-fn split_front_matter(text: &str) -> Split<'_> {
+pub(crate) fn split_front_matter(text: &str) -> Split<'_> {
     let mut lines = text.split_inclusive('\n');
     let Some(first) = lines.next() else {
         return Split::None;

@@ -22,6 +22,7 @@ use envelope::{export, parse, parse_bytes, skill, term, Diagnostic, Notice};
 mod budget;
 mod diff;
 mod lint;
+mod skills;
 mod template;
 
 #[derive(Parser)]
@@ -75,8 +76,16 @@ enum Command {
         #[arg(long, value_enum, default_value_t = diff::DiffFormat::Text)]
         format: diff::DiffFormat,
     },
-    /// Parse a SKILL.md file and print it as JSON.
-    Skill { file: String },
+    /// Parse a SKILL.md file and print it as JSON. Several files, a folder
+    /// (every SKILL.md under it) or --format: what the model sees of each
+    /// skill before it is loaded (L1, its line of the listing) and after (L2,
+    /// its body), in o200k_base tokens, with each file's warnings on stderr.
+    Skill {
+        #[arg(required = true)]
+        files: Vec<String>,
+        #[arg(long, value_enum)]
+        format: Option<skills::SkillsFormat>,
+    },
     /// Count the o200k_base tokens of a file's raw UTF-8 text (`-` or nothing: stdin).
     Tokens { file: Option<String> },
     /// Check documents as CI would: validation plus budget, secrets, variables,
@@ -279,7 +288,10 @@ fn main() -> ExitCode {
         Command::Diff { a, b, format } => report(
             diff::run(&a, &b, format).map(|(out, no)| (Done::from(out), no)).map_err(|f| Failure { code: 2, ..f }),
         ),
-        Command::Skill { file } => skill_json(&file),
+        Command::Skill { files, format: None } if files.len() == 1 && !Path::new(&files[0]).is_dir() => {
+            skill_json(&files[0])
+        }
+        Command::Skill { files, format } => skills::run(&files, format.unwrap_or(skills::SkillsFormat::Table)),
         Command::Tokens { file } => budget::tokens(file.as_deref()).map(Done::from),
         Command::Lint { files, format, config, env, max_tokens } => report(
             lint::run(&files, format, config.as_deref(), env.as_deref(), max_tokens)
