@@ -1095,3 +1095,385 @@ fn recorded_output_is_the_reply_given() {
     assert!(failures.is_empty(), "{} of {checked}:\n{}", failures.len(), failures.join("\n"));
     assert!(checked > 300, "{checked}");
 }
+
+// ---------------------------------------------------------------------------
+// The semantic conventions' own schemas and examples
+// (tests/fixtures/recorded/semconv/).
+
+/// An OTLP `AnyValue` for a JSON value (objects as key-value lists).
+fn any(v: &Value) -> Value {
+    match v {
+        Value::String(s) => json!({ "stringValue": s }),
+        Value::Bool(b) => json!({ "boolValue": b }),
+        Value::Number(n) if n.is_i64() || n.is_u64() => json!({ "intValue": n.to_string() }),
+        Value::Number(n) => json!({ "doubleValue": n }),
+        Value::Array(a) => json!({ "arrayValue": { "values": a.iter().map(any).collect::<Vec<_>>() } }),
+        Value::Object(o) => {
+            json!({ "kvlistValue": { "values": o.iter().map(|(k, v)| json!({"key": k, "value": any(v)})).collect::<Vec<_>>() } })
+        }
+        Value::Null => json!({}),
+    }
+}
+
+/// A one-span OTLP line; `structured`: message attributes as AnyValue
+/// structures, else as JSON strings (both are allowed).
+fn span_line(attrs: &Value, structured: bool) -> String {
+    let attributes: Vec<Value> = attrs
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| {
+            let value = match v {
+                Value::Array(_) | Value::Object(_) if !structured && k != "gen_ai.response.finish_reasons" => {
+                    json!({ "stringValue": v.to_string() })
+                }
+                other => any(other),
+            };
+            json!({ "key": k, "value": value })
+        })
+        .collect();
+    json!({"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "example"}, "spans": [{
+        "traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": "00f067aa0ba902b7", "name": "chat gpt-4", "kind": 3,
+        "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000001500000000",
+        "attributes": attributes
+    }]}]}]})
+    .to_string()
+}
+
+fn one_call(line: &str) -> Call {
+    let r = recorded::read(&[("example.jsonl", line)]).unwrap();
+    assert_eq!(r.calls.len(), 1);
+    r.calls.into_iter().next().unwrap()
+}
+
+/// The ```json and ```jsonc blocks of the examples document, in order
+/// (`//` comment lines left out).
+fn example_blocks() -> Vec<Value> {
+    let text = std::fs::read_to_string(fixtures().join("recorded/semconv/examples-llm-calls.md")).unwrap();
+    text.split("```json")
+        .skip(1)
+        .map(|b| {
+            let body = b.trim_start_matches('c').split("```").next().unwrap();
+            let json: String =
+                body.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+            serde_json::from_str(&json).unwrap()
+        })
+        .collect()
+}
+
+fn common() -> Value {
+    json!({
+        "gen_ai.provider.name": "openai", "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4",
+        "gen_ai.request.max_tokens": 200, "gen_ai.request.top_p": 1.0,
+        "gen_ai.response.id": "chatcmpl-9J3uIL87gldCFtiIbyaOvTeYBRA3l", "gen_ai.response.model": "gpt-4-0613",
+        "gen_ai.usage.output_tokens": 47, "gen_ai.usage.input_tokens": 52, "gen_ai.response.finish_reasons": ["stop"]
+    })
+}
+
+fn with(mut base: Value, more: Value) -> Value {
+    for (k, v) in more.as_object().unwrap() {
+        base[k] = v.clone();
+    }
+    base
+}
+
+#[test]
+fn semconv_simple_chat_structured_or_as_json_strings() {
+    let b = example_blocks();
+    let attrs = with(common(), json!({"gen_ai.input.messages": b[0], "gen_ai.output.messages": b[1]}));
+    let c = one_call(&span_line(&attrs, false));
+    assert_eq!(c, one_call(&span_line(&attrs, true)), "structured values read as JSON strings are");
+    assert_eq!(c.dialect, Dialect::Genai);
+    assert_eq!((c.provider.as_deref(), c.model.as_deref()), (Some("openai"), Some("gpt-4")));
+    assert_eq!((c.usage.input_tokens, c.usage.output_tokens), (Some(52), Some(47)));
+    assert_eq!(c.duration_ns(), Some(1_500_000_000));
+    assert_eq!(c.at.trace_id.as_deref(), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+    let env = c.envelope().unwrap();
+    assert_eq!(env.source, Some(RequestFormat::Openai));
+    assert_eq!(serde_json::to_value(&env.params).unwrap(), json!({"max_tokens": 200, "top_p": 1.0}));
+    let (view, _) = envelope_view(env);
+    assert_eq!(
+        view,
+        [
+            ("system", Item::Text("You are a helpful bot".into())),
+            ("user", Item::Text("Tell me a joke about OpenTelemetry".into()))
+        ]
+    );
+    let out = c.output.as_ref().unwrap();
+    assert_eq!(out.finish_reasons, ["stop"]);
+    assert_eq!(out.response_model.as_deref(), Some("gpt-4-0613"));
+    assert!(output_view(out).0[0].starts_with("Why did the developer"));
+    assert!(c.notices.is_empty() && c.errors.is_empty(), "{:?} {:?}", c.notices, c.errors);
+    let row = c.summary();
+    assert_eq!(
+        (row.messages, row.captured, row.last_user.as_deref()),
+        (2, true, Some("Tell me a joke about OpenTelemetry"))
+    );
+    let back: recorded::Row = serde_json::from_str(&serde_json::to_string(&row).unwrap()).unwrap();
+    assert_eq!(back, row);
+}
+
+#[test]
+fn semconv_span_without_content_is_listed_not_captured() {
+    let c = one_call(&span_line(&common(), false));
+    let Content::NotCaptured { how, params } = &c.content else { panic!("{:?}", c.content) };
+    assert!(how.contains("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"), "{how}");
+    assert_eq!(params.as_ref().unwrap()["max_tokens"], 200);
+    let row = c.summary();
+    assert_eq!((row.captured, row.messages, row.input_tokens), (false, 0, Some(52)));
+}
+
+#[test]
+fn semconv_multimodal_parts() {
+    let b = example_blocks();
+    let multimodal = b.iter().find(|v| v[0]["parts"].as_array().is_some_and(|p| p.len() == 7)).unwrap();
+    let c = one_call(&span_line(&with(common(), json!({"gen_ai.input.messages": multimodal})), true));
+    let segs = &c.envelope().unwrap().messages[0].segments;
+    let kinds: Vec<&str> = segs.iter().map(Segment::kind).collect();
+    assert_eq!(kinds, ["text", "media", "document", "document", "document", "media", "media"]);
+    let Segment::Media(img) = &segs[1] else { panic!() };
+    assert!(img.url.starts_with("https://raw.githubusercontent.com/"));
+    let Segment::Document(video) = &segs[2] else { panic!() };
+    assert_eq!((video.url.as_deref(), video.mime_type.as_str()), (Some("gs://my-bucket/my-video.mp4"), "video/mp4"));
+    let Segment::Document(f) = &segs[3] else { panic!() };
+    assert_eq!(f.file_id.as_deref(), Some("provider_fileid_123"));
+    let Segment::Media(blob) = &segs[5] else { panic!() };
+    assert_eq!(blob.url, "data:image/png;base64,aGVsbG8gd29ybGQgaW1hZ2luZSB0aGlzIGlzIGFuIGltYWdlCg==");
+    let Segment::Media(audio) = &segs[6] else { panic!() };
+    assert_eq!(audio.media_type, envelope::MediaType::Audio);
+    // Inline bytes are never text.
+    assert!(segs.iter().all(|s| !matches!(s, Segment::Text(t) if t.content.contains("aGVsbG8"))));
+    assert!(c.errors.is_empty(), "{:?}", c.errors);
+}
+
+#[test]
+fn semconv_tool_calls_pair_with_their_results() {
+    let b = example_blocks();
+    // Span 2 of the example: the call and its result in the input.
+    let input = b.iter().find(|v| v.as_array().is_some_and(|m| m.len() == 3 && m[2]["role"] == "tool")).unwrap();
+    let tools = b.iter().find(|v| v[0]["type"] == "function" && v[0].get("parameters").is_some()).unwrap();
+    let c = one_call(&span_line(
+        &with(common(), json!({"gen_ai.input.messages": input, "gen_ai.tool.definitions": tools})),
+        true,
+    ));
+    let env = c.envelope().unwrap();
+    assert!(c.errors.is_empty(), "{:?}", c.errors);
+    let roles: Vec<Role> = env.messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::System, Role::User, Role::Assistant, Role::Tool]);
+    let Segment::ToolOverview(t) = &env.messages[0].segments[0] else { panic!() };
+    assert_eq!(t.items[0].name, "get_current_weather");
+    assert_eq!(t.items[0].schema.as_ref().unwrap()["required"], json!(["location", "unit"]));
+    let Segment::ToolCallRequest(call) = &env.messages[2].segments[0] else { panic!() };
+    assert_eq!(
+        (call.call_id.as_deref(), call.arguments["location"].as_str()),
+        (Some("call_VSPygqKTWdrhaFErNvMV18Yl"), Some("Paris"))
+    );
+    let Segment::ToolCallResult(result) = &env.messages[3].segments[0] else { panic!() };
+    assert_eq!((result.tool_name.as_str(), result.result.as_str()), ("get_weather", "rainy, 57°F"));
+    // An output tool call is output.
+    let out = b.iter().find(|v| v[0]["finish_reason"] == "tool_call").unwrap();
+    let c = one_call(&span_line(
+        &with(common(), json!({"gen_ai.output.messages": out, "gen_ai.input.messages": b[0]})),
+        false,
+    ));
+    assert_eq!(output_view(c.output.as_ref().unwrap()).1, [("get_weather".to_string(), json!({"location": "Paris"}))]);
+    assert_eq!(c.envelope().unwrap().messages.len(), 2);
+}
+
+#[test]
+fn semconv_instructions_reasoning_server_tools_and_choices() {
+    let b = example_blocks();
+    let instructions = b.iter().find(|v| v[0]["content"] == "You must never tell jokes").unwrap();
+    let c = one_call(&span_line(
+        &with(common(), json!({"gen_ai.system_instructions": instructions, "gen_ai.input.messages": b[0]})),
+        true,
+    ));
+    let env = c.envelope().unwrap();
+    let firsts: Vec<(Role, &str)> = env.messages.iter().map(|m| (m.role, m.segments[0].kind())).collect();
+    assert_eq!(firsts, [(Role::System, "system_prompt"), (Role::System, "system_prompt"), (Role::User, "text")]);
+
+    let reasoning = b.iter().find(|v| v[0]["parts"][0]["type"] == "reasoning").unwrap();
+    let c = one_call(&span_line(
+        &with(common(), json!({"gen_ai.input.messages": b[0], "gen_ai.output.messages": reasoning})),
+        false,
+    ));
+    let (texts, _, thoughts) = output_view(c.output.as_ref().unwrap());
+    assert!(thoughts[0].starts_with("Alright, the user wants a joke") && texts.len() == 1);
+
+    let server = b.iter().find(|v| v[0]["parts"][0]["type"] == "server_tool_call").unwrap();
+    let c = one_call(&span_line(
+        &with(common(), json!({"gen_ai.input.messages": b[0], "gen_ai.output.messages": server})),
+        false,
+    ));
+    let paths: Vec<&str> = c.notices.iter().map(|n| n.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [r#"attributes["gen_ai.output.messages"][0].parts[0]"#, r#"attributes["gen_ai.output.messages"][0].parts[1]"#]
+    );
+    assert!(c.notices[0].message.contains("server_tool_call"), "{}", c.notices[0]);
+
+    let choices =
+        b.iter().find(|v| v.as_array().is_some_and(|m| m.len() == 2 && m[1]["finish_reason"].is_string())).unwrap();
+    let c = one_call(&span_line(
+        &with(common(), json!({"gen_ai.input.messages": b[0], "gen_ai.output.messages": choices})),
+        true,
+    ));
+    let out = c.output.as_ref().unwrap();
+    assert_eq!((out.messages.len(), out.finish_reasons.len()), (2, 2));
+}
+
+/// Every part type the schemas define is read: into its segment, or (a
+/// provider's server tool call) into a notice.
+#[test]
+fn every_part_type_of_the_schemas_is_read() {
+    let expected = [
+        ("text", "text"),
+        ("tool_call", "tool_call_request"),
+        ("tool_call_response", "tool_call_result"),
+        ("blob", "media"),
+        ("file", "document"),
+        ("uri", "media"),
+        ("reasoning", "reasoning"),
+        ("server_tool_call", "notice"),
+        ("server_tool_call_response", "notice"),
+    ];
+    for schema in ["gen-ai-input-messages.json", "gen-ai-output-messages.json", "gen-ai-system-instructions.json"] {
+        let s: Value =
+            serde_json::from_str(&std::fs::read_to_string(fixtures().join("recorded/semconv").join(schema)).unwrap())
+                .unwrap();
+        for (name, def) in s["$defs"].as_object().unwrap() {
+            let Some(ty) = def["properties"]["type"]["const"].as_str() else { continue };
+            if !name.ends_with("Part") {
+                continue;
+            }
+            let want = expected.iter().find(|(t, _)| *t == ty).unwrap_or_else(|| panic!("{schema}: part type {ty}")).1;
+            // The part with its required fields.
+            let mut part = json!({"type": ty});
+            for field in def["required"].as_array().unwrap().iter().filter_map(Value::as_str) {
+                part[field] = match field {
+                    "type" => json!(ty),
+                    "modality" => json!("image"),
+                    "content" if ty == "blob" => json!("iVBORw0KGgoAAAANSUhEUgAAAAE="),
+                    "uri" => json!("https://example.com/a.png"),
+                    "server_tool_call" | "server_tool_call_response" => json!({"type": "code_interpreter"}),
+                    _ => json!("x"),
+                };
+            }
+            let role = match ty {
+                "tool_call" => "assistant",
+                "tool_call_response" => "tool",
+                _ => "user",
+            };
+            let mut messages = vec![json!({"role": "user", "parts": [{"type": "text", "content": "q"}]})];
+            if ty == "tool_call_response" {
+                messages.push(json!({"role": "assistant", "parts": [{"type": "tool_call", "id": "x", "name": "f", "arguments": {}}]}));
+                part["id"] = json!("x");
+            }
+            messages.push(json!({"role": role, "parts": [part]}));
+            let c = one_call(&span_line(&with(common(), json!({"gen_ai.input.messages": messages})), true));
+            let last = c.envelope().unwrap().messages.last().unwrap();
+            let got = if want == "notice" {
+                assert!(!c.notices.is_empty(), "{schema} {ty}");
+                "notice"
+            } else {
+                last.segments.last().map_or("none", Segment::kind)
+            };
+            assert_eq!(got, want, "{schema}: {ty} ({:?})", c.notices);
+            assert!(c.errors.is_empty(), "{schema} {ty}: {:?}", c.errors);
+        }
+    }
+}
+
+#[test]
+fn the_operation_details_event_and_span_events_carry_a_call() {
+    let b = example_blocks();
+    let mut details = with(common(), json!({"gen_ai.input.messages": b[0], "gen_ai.output.messages": b[1]}));
+    // The event as a log record joined to a span without content.
+    let span = span_line(&common(), true);
+    let attributes: Vec<Value> =
+        details.as_object().unwrap().iter().map(|(k, v)| json!({"key": k, "value": any(v)})).collect();
+    let log = json!({"resourceLogs": [{"scopeLogs": [{"scope": {"name": "example"}, "logRecords": [{
+        "timeUnixNano": "1700000001400000000", "eventName": "gen_ai.client.inference.operation.details",
+        "traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": "00f067aa0ba902b7", "attributes": attributes
+    }]}]}]})
+    .to_string();
+    let r = recorded::read(&[("traces.jsonl", &span), ("logs.jsonl", &log)]).unwrap();
+    let want = one_call(&span_line(&details, true));
+    assert_eq!(r.calls.len(), 1);
+    assert_eq!((r.calls[0].envelope(), &r.calls[0].output), (want.envelope(), &want.output));
+    // The same event on the span (a span event).
+    details = json!({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "example"}, "spans": [{
+        "traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": "00f067aa0ba902b7", "name": "chat gpt-4",
+        "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000001500000000",
+        "attributes": serde_json::from_str::<Value>(&span).unwrap()["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["attributes"],
+        "events": [{"name": "gen_ai.client.inference.operation.details", "timeUnixNano": "1700000001400000000", "attributes": attributes}]
+    }]}]}]});
+    let c = one_call(&details.to_string());
+    assert_eq!((c.envelope(), &c.output), (want.envelope(), &want.output));
+    // Events alone (no span read): a call of their own, said so.
+    let c = one_call(&log);
+    assert_eq!(c.envelope(), want.envelope());
+    assert!(c.notices.iter().any(|n| n.message.contains("no span")), "{:?}", c.notices);
+    assert_eq!(c.start_ns, Some(1_700_000_001_400_000_000));
+}
+
+#[test]
+fn protobuf_json_spelling_reads_the_same() {
+    // snake_case names, base64 ids, numbers for int64, enum names.
+    let b = example_blocks();
+    let attrs = with(common(), json!({"gen_ai.input.messages": b[0]}));
+    let camel: Value = serde_json::from_str(&span_line(&attrs, true)).unwrap();
+    let snake = camel
+        .to_string()
+        .replace("resourceSpans", "resource_spans")
+        .replace("scopeSpans", "scope_spans")
+        .replace("traceId", "trace_id")
+        .replace("spanId", "span_id")
+        .replace("startTimeUnixNano\":\"1700000000000000000\"", "start_time_unix_nano\":1700000000000000000")
+        .replace("endTimeUnixNano", "end_time_unix_nano")
+        .replace("stringValue", "string_value")
+        .replace("kvlistValue", "kvlist_value")
+        .replace("arrayValue", "array_value")
+        .replace("intValue", "int_value")
+        .replace("doubleValue", "double_value")
+        .replace("\"kind\":3", "\"kind\":\"SPAN_KIND_CLIENT\"")
+        .replace("4bf92f3577b34da6a3ce929d0e0e4736", "S/kvNXezTaajzpKdDg5HNg==")
+        .replace("00f067aa0ba902b7", "APBnqgupArc=");
+    assert_eq!(one_call(&snake), one_call(&camel.to_string()));
+}
+
+/// The v1.30 events as span events (no log records): read the same way.
+#[test]
+fn v1_30_events_as_span_events() {
+    let ev = |name: &str, attrs: Value| {
+        json!({"name": name, "timeUnixNano": "1700000000100000000",
+               "attributes": attrs.as_object().unwrap().iter().map(|(k, v)| json!({"key": k, "value": any(v)})).collect::<Vec<_>>()})
+    };
+    let line = json!({"resourceSpans": [{"scopeSpans": [{"spans": [{
+        "traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": "00f067aa0ba902b7", "name": "chat gpt-4",
+        "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000001000000000",
+        "attributes": [{"key": "gen_ai.system", "value": {"stringValue": "openai"}},
+                       {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}],
+        "events": [
+            ev("gen_ai.system.message", json!({"content": "Be brief."})),
+            ev("gen_ai.user.message", json!({"content": "Weather in Paris?"})),
+            ev("gen_ai.assistant.message", json!({"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]})),
+            ev("gen_ai.tool.message", json!({"id": "c1", "content": "rainy"})),
+            ev("gen_ai.choice", json!({"index": 0, "finish_reason": "stop", "message": {"content": "It rains."}})),
+        ]
+    }]}]}]});
+    let c = one_call(&line.to_string());
+    assert_eq!(c.dialect, Dialect::GenaiEvents);
+    let (view, _) = envelope_view(c.envelope().unwrap());
+    assert_eq!(
+        view,
+        [
+            ("system", Item::Text("Be brief.".into())),
+            ("user", Item::Text("Weather in Paris?".into())),
+            ("assistant", Item::Call("get_weather".into(), json!({"city": "Paris"}))),
+            ("tool", Item::Result("rainy".into())),
+        ]
+    );
+    assert!(c.errors.is_empty(), "{:?}", c.errors);
+    assert_eq!(output_view(c.output.as_ref().unwrap()).0, ["It rains."]);
+}

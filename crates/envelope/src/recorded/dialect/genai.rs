@@ -289,6 +289,9 @@ fn parts_of(conv: &mut Conv, path: &str, role: Role, parts: &[Value]) -> Vec<(Ro
                 put(role, vec![seg], &mut runs);
             }
             _ if o.len() == 1 => conv.note(&p, format!("a `{ty}` part recorded without its content")),
+            // A call the provider ran itself (code interpreter, web search)
+            // and its response: what it did, kept as a notice.
+            "server_tool_call" | "server_tool_call_response" => conv.unplaced(&p, part),
             // A provider's own block written as a part (OpenLLMetry writes
             // Anthropic's `document` and `image` blocks so).
             _ => {
