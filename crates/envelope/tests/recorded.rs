@@ -1101,15 +1101,15 @@ fn recorded_output_is_the_reply_given() {
 // (tests/fixtures/recorded/semconv/).
 
 /// An OTLP `AnyValue` for a JSON value (objects as key-value lists).
-fn any(v: &Value) -> Value {
+fn any_value(v: &Value) -> Value {
     match v {
         Value::String(s) => json!({ "stringValue": s }),
         Value::Bool(b) => json!({ "boolValue": b }),
         Value::Number(n) if n.is_i64() || n.is_u64() => json!({ "intValue": n.to_string() }),
         Value::Number(n) => json!({ "doubleValue": n }),
-        Value::Array(a) => json!({ "arrayValue": { "values": a.iter().map(any).collect::<Vec<_>>() } }),
+        Value::Array(a) => json!({ "arrayValue": { "values": a.iter().map(any_value).collect::<Vec<_>>() } }),
         Value::Object(o) => {
-            json!({ "kvlistValue": { "values": o.iter().map(|(k, v)| json!({"key": k, "value": any(v)})).collect::<Vec<_>>() } })
+            json!({ "kvlistValue": { "values": o.iter().map(|(k, v)| json!({"key": k, "value": any_value(v)})).collect::<Vec<_>>() } })
         }
         Value::Null => json!({}),
     }
@@ -1127,7 +1127,7 @@ fn span_line(attrs: &Value, structured: bool) -> String {
                 Value::Array(_) | Value::Object(_) if !structured && k != "gen_ai.response.finish_reasons" => {
                     json!({ "stringValue": v.to_string() })
                 }
-                other => any(other),
+                other => any_value(other),
             };
             json!({ "key": k, "value": value })
         })
@@ -1391,7 +1391,7 @@ fn the_operation_details_event_and_span_events_carry_a_call() {
     // The event as a log record joined to a span without content.
     let span = span_line(&common(), true);
     let attributes: Vec<Value> =
-        details.as_object().unwrap().iter().map(|(k, v)| json!({"key": k, "value": any(v)})).collect();
+        details.as_object().unwrap().iter().map(|(k, v)| json!({"key": k, "value": any_value(v)})).collect();
     let log = json!({"resourceLogs": [{"scopeLogs": [{"scope": {"name": "example"}, "logRecords": [{
         "timeUnixNano": "1700000001400000000", "eventName": "gen_ai.client.inference.operation.details",
         "traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": "00f067aa0ba902b7", "attributes": attributes
@@ -1447,7 +1447,7 @@ fn protobuf_json_spelling_reads_the_same() {
 fn v1_30_events_as_span_events() {
     let ev = |name: &str, attrs: Value| {
         json!({"name": name, "timeUnixNano": "1700000000100000000",
-               "attributes": attrs.as_object().unwrap().iter().map(|(k, v)| json!({"key": k, "value": any(v)})).collect::<Vec<_>>()})
+               "attributes": attrs.as_object().unwrap().iter().map(|(k, v)| json!({"key": k, "value": any_value(v)})).collect::<Vec<_>>()})
     };
     let line = json!({"resourceSpans": [{"scopeSpans": [{"spans": [{
         "traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": "00f067aa0ba902b7", "name": "chat gpt-4",
@@ -1476,4 +1476,125 @@ fn v1_30_events_as_span_events() {
     );
     assert!(c.errors.is_empty(), "{:?}", c.errors);
     assert_eq!(output_view(c.output.as_ref().unwrap()).0, ["It rains."]);
+}
+
+// ---------------------------------------------------------------------------
+// Malformed input: located errors, never a panic.
+
+/// Lines to damage: the first lines of every trace and log file, and the
+/// batch files' lines.
+fn sample_lines() -> Vec<String> {
+    let mut out = Vec::new();
+    for (_, files) in runs() {
+        for (_, text) in files {
+            out.extend(text.lines().filter(|l| !l.trim().is_empty()).take(4).map(str::to_string));
+        }
+    }
+    out.extend(batch("openai_batch.jsonl").lines().take(6).map(str::to_string));
+    let anthropic: Value = serde_json::from_str(&batch("anthropic_batch.json")).unwrap();
+    out.push(anthropic.to_string());
+    out.extend(batch("bodies.jsonl").lines().take(6).map(str::to_string));
+    out
+}
+
+/// Every JSON pointer in a value.
+fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
+    out.push(at.clone());
+    match v {
+        Value::Object(o) => {
+            o.iter().for_each(|(k, x)| pointers(x, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out))
+        }
+        Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| pointers(x, format!("{at}/{i}"), out)),
+        _ => {}
+    }
+}
+
+/// Values put in place of another: wrong types, hostile strings, JSON texts
+/// that are not what an attribute should hold, absurd indices and numbers.
+fn replacements() -> Vec<Value> {
+    vec![
+        json!(null),
+        json!(0),
+        json!(-1),
+        json!(1e308),
+        json!(18446744073709551615_u64),
+        json!("x"),
+        json!(""),
+        json!("zz"),
+        json!([]),
+        json!({}),
+        json!(true),
+        json!({"stringValue": 5}),
+        json!({"intValue": "9999999999999999999999"}),
+        json!({"stringValue": "[{"}),
+        json!({"stringValue": "[{\"role\": 1, \"parts\": 5}]"}),
+        json!({"stringValue": "[{\"role\": \"tool\", \"parts\": [{\"type\": \"tool_call_response\", \"id\": \"nope\"}]}]"}),
+        json!({"stringValue": "[{\"role\": \"user\", \"parts\": [{\"type\": \"blob\", \"content\": \"!!!\"}]}]"}),
+        json!({"stringValue": "gen_ai.prompt.99999999999999999999999.role"}),
+        json!({"key": "gen_ai.prompt.18446744073709551615.content", "value": {"stringValue": "x"}}),
+        json!({"kvlistValue": {"values": [{"key": "content", "value": {"arrayValue": {"values": [{"kvlistValue": {"values": []}}]}}}]}}),
+        json!("\u{202e}\u{0}\u{feff}"),
+        json!({"arrayValue": {"values": [{"intValue": 1}, {"stringValue": "a"}]}}),
+    ]
+}
+
+/// Reads a damaged line and checks what must hold whatever it says.
+fn read_damaged(line: &str) {
+    let mut reader = Reader::windowed(4);
+    match reader.line("damaged.jsonl", 7, line) {
+        Ok(calls) => {
+            for c in calls.iter().chain(&reader.finish().calls) {
+                assert_eq!((c.at.file.as_str(), c.at.line), ("damaged.jsonl", Some(7)));
+                let _ = (c.summary(), serde_json::to_string(c).unwrap());
+                if let (Some(env), true) = (c.envelope(), c.errors.is_empty()) {
+                    for target in [Target::OpenaiChat, Target::OpenaiResponses, Target::Anthropic] {
+                        let _ = export::render(env, target);
+                    }
+                }
+            }
+        }
+        Err(errors) => {
+            assert!(!errors.is_empty());
+            for e in errors {
+                assert_eq!((e.at.file.as_str(), e.at.line), ("damaged.jsonl", Some(7)), "{e}");
+                assert!(!e.message.is_empty());
+            }
+        }
+    }
+}
+
+mod damaged {
+    use super::*;
+    use proptest::prelude::*;
+    use std::sync::OnceLock;
+
+    fn lines() -> &'static [String] {
+        static LINES: OnceLock<Vec<String>> = OnceLock::new();
+        LINES.get_or_init(sample_lines)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        #[test]
+        fn truncated_or_with_a_byte_changed(which in any::<usize>(), at in any::<usize>(), byte in prop::sample::select(b"\"{}[],:0x\\\n ".to_vec()), cut in any::<bool>()) {
+            let line = &lines()[which % lines().len()];
+            let mut bytes = line.as_bytes().to_vec();
+            let at = at % bytes.len();
+            if cut { bytes.truncate(at) } else { bytes[at] = byte }
+            read_damaged(&String::from_utf8_lossy(&bytes));
+        }
+
+        #[test]
+        fn a_value_replaced(which in any::<usize>(), at in any::<usize>(), with in any::<usize>()) {
+            let line = &lines()[which % lines().len()];
+            let mut v: Value = serde_json::from_str(line).unwrap();
+            let mut all = Vec::new();
+            pointers(&v, String::new(), &mut all);
+            let pointer = &all[at % all.len()];
+            let replacement = replacements()[with % replacements().len()].clone();
+            if pointer.is_empty() { v = replacement } else { *v.pointer_mut(pointer).unwrap() = replacement }
+            read_damaged(&v.to_string());
+        }
+    }
 }
