@@ -56,7 +56,7 @@
 //!   the span (its attributes only) or the events wait in the reader.
 //!   [`Reader::new`] holds them until [`Reader::finish`] (a trace file and
 //!   its log file given one after the other: memory grows with the spans
-//!   that wait for their events, about a kilobyte each, and the events that
+//!   that wait for their events (their attributes: a few kilobytes each), and the events that
 //!   wait for their span); [`Reader::windowed`]`(n)` gives each up to `n`
 //!   lines to find its partner and then lets it go (a span as not captured,
 //!   events as an events-only call): constant memory, for a Collector file

@@ -273,10 +273,8 @@ fn content_part(
         return;
     };
     let ty = o.get("type").and_then(Value::as_str).unwrap_or("");
-    if ty.is_empty() && o.len() == 1 {
-        if converse_block(conv, path, role, o, segs, results) {
-            return;
-        }
+    if ty.is_empty() && o.len() == 1 && converse_block(conv, path, role, o, segs, results) {
+        return;
     }
     let s = |k: &str| o.get(k).and_then(Value::as_str);
     match ty {
@@ -387,6 +385,10 @@ fn converse_block(
             };
             match source.map(|s| (s.get("bytes"), s.get("s3Location"))) {
                 Some((Some(Value::String(b)), _)) => segs.extend(conv.blob(path, modality, Some(&mime), b)),
+                // Bedrock's own block, as its importer keeps it: verbatim.
+                Some((_, Some(_))) if conv.format.is_some_and(|f| f.as_str() == "bedrock") => {
+                    segs.extend(conv.block(path, o))
+                }
                 Some((_, Some(loc))) => {
                     let uri = loc.get("uri").and_then(Value::as_str).unwrap_or("");
                     segs.push(conv.uri(modality, Some(&mime), uri));
