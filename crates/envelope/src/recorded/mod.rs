@@ -67,11 +67,41 @@
 //!
 //! A file is JSON Lines when its first line is a JSON value on its own
 //! ([`is_json_lines`]); otherwise it is one JSON document (an OTLP request
-//! as a pretty-printed file, an Anthropic batch, one request body).
+//! as a pretty-printed file, an Anthropic batch, one request body), read
+//! whole: only JSON Lines stream.
 //!
 //! [`Call::summary`] gives a [`Row`]: what a table of calls shows, small and
 //! serde both ways (the app's worker sends rows to the page), without the
-//! envelope.
+//! envelope. Tokens as we count them and lint findings are the caller's to
+//! add beside it (they need the `tokenizer` / `lint` features).
+//!
+//! # The API in short
+//!
+//! ```text
+//! read(&[(name, text)]) -> Result<Recorded { calls, notes, skipped_spans, late_events }, Vec<Error>>
+//! Reader::new() | Reader::windowed(lines)
+//!     .line(name, line_no, text) -> Result<Vec<Call>, Vec<Error>>   // one JSON Lines line
+//!     .file(name, text)          -> Result<Vec<Call>, Vec<Error>>   // a whole file
+//!     .value(At, serde_json::Value) -> Result<Vec<Call>, Vec<Error>>
+//!     .waiting() -> usize
+//!     .finish() -> Finished { calls, notes, skipped_spans, late_events }
+//! sort(&mut [Call])                       // by start time, untimed after
+//! is_json_lines(text) -> bool
+//! Call { at, start_ns, end_ns, name, parent_span_id, scope, provider, model, dialect,
+//!        content: Captured(Box<Envelope>) | NotCaptured { how, params },
+//!        output: Option<Output { messages, finish_reasons, response_id, response_model }>,
+//!        usage: Usage { input_tokens, output_tokens, cache_read_input_tokens,
+//!                       cache_creation_input_tokens, reasoning_output_tokens, total_tokens },
+//!        error_status, notices: Vec<Notice>, errors: Vec<Diagnostic> }
+//!     .envelope() -> Option<&Envelope>   .duration_ns()   .summary() -> Row
+//! Error { at: At, path, message }  (Display: `file:line trace … span …: path: message`)
+//! Dialect::code() / from_code() / label() / capture_hint()
+//! ```
+//!
+//! What each dialect maps where is in its module's table: [`dialect::genai`],
+//! [`dialect::events`], [`dialect::openllmetry`], [`dialect::openinference`],
+//! [`batch`]; what each instrumentation of the corpus leaves out is listed
+//! in `tests/recorded.rs` (`DROPS`, `GARBLED`, `OUTPUT_DROPS`).
 
 pub mod batch;
 pub(crate) mod build;
