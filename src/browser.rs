@@ -151,6 +151,13 @@ pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
+/// The first `n` bytes of a file (all of it when shorter).
+pub async fn read_head(file: &web_sys::File, n: usize) -> Result<Vec<u8>, String> {
+    let head = file.slice_with_f64_and_f64(0.0, n as f64).map_err(js_err)?;
+    let buf = JsFuture::from(head.array_buffer()).await.map_err(js_err)?;
+    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+}
+
 /// localStorage through gloo-storage. A missing key is `Ok(None)`; a value
 /// that does not parse is an error (the caller starts with defaults and says so).
 ///

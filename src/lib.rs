@@ -18,6 +18,7 @@
 pub mod app;
 pub mod browser;
 pub mod budget;
+pub mod calls;
 pub mod components;
 pub mod demos;
 pub mod doc;

@@ -1,5 +1,5 @@
 //! The pages the routes show: a demo, the user's document, not found, and
-//! the lazy routes (Compare, Template) whose code is a split module fetched
+//! the lazy routes (Compare, Template, Calls) whose code is a split module fetched
 //! on the route's first visit.
 
 use std::sync::Arc;
@@ -172,4 +172,9 @@ split_route!(
     /// `/template`, over the split view `components::template::TEMPLATE`.
     TemplateRoute,
     crate::components::template::TEMPLATE
+);
+split_route!(
+    /// `/calls` and `/calls/:n`, over the split view `components::calls::CALLS`.
+    CallsRoute,
+    crate::components::calls::CALLS
 );

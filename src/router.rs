@@ -31,6 +31,10 @@ pub enum Route {
     Diff,
     /// `/template`: a PromptPoet template rendered live.
     Template,
+    /// `/calls`: the recorded calls read last (a trace, a batch file).
+    Calls,
+    /// `/calls/:n`: call `n` (1-based, in the order read) of those.
+    Call(u32),
     /// Any other path.
     NotFound,
 }
@@ -44,6 +48,8 @@ impl Route {
             Route::Doc => "Your document".to_string(),
             Route::Diff => "Compare".to_string(),
             Route::Template => "Template".to_string(),
+            Route::Calls => "Calls".to_string(),
+            Route::Call(n) => format!("Call {n}"),
             Route::Demo(_) | Route::NotFound => "Page not found".to_string(),
         };
         format!("{page} · Prompt Envelope")
@@ -67,9 +73,19 @@ impl Route {
             ("doc", None, _) => Route::Doc,
             ("diff", None, _) => Route::Diff,
             ("template", None, _) => Route::Template,
+            ("calls", None, _) => Route::Calls,
+            ("calls", Some(n), None) => call_number(n).map_or(Route::NotFound, Route::Call),
             _ => Route::NotFound,
         }
     }
+}
+
+/// A call's number in a path: decimal, from 1, no leading zero.
+pub fn call_number(s: &str) -> Option<u32> {
+    if s.starts_with('0') || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
 }
 
 /// `base` + `path` for an app path: `("/x/", "/doc")` → `/x/doc`.
@@ -147,6 +163,10 @@ mod tests {
         assert_eq!(Route::parse("/doc/"), Route::Doc);
         assert_eq!(Route::parse("/diff"), Route::Diff);
         assert_eq!(Route::parse("/template/"), Route::Template);
+        assert_eq!(Route::parse("/calls"), Route::Calls);
+        assert_eq!(Route::parse("/calls/12"), Route::Call(12));
+        assert_eq!(Route::Call(12).title(|_| true), "Call 12 · Prompt Envelope");
+        assert_eq!(Route::Calls.title(|_| true), "Calls · Prompt Envelope");
         for bad in [
             "/demo",
             "/demo/",
@@ -157,6 +177,13 @@ mod tests {
             "/docs",
             "/diff/x",
             "/templates",
+            "/calls/0",
+            "/calls/012",
+            "/calls/-1",
+            "/calls/+1",
+            "/calls/1x",
+            "/calls/99999999999",
+            "/calls/1/2",
             "/doc/x",
             "//",
             "/no/such/page",

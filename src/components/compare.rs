@@ -84,13 +84,28 @@ async fn text_of(session: Session, pick: &Pick) -> Result<String, String> {
     }
 }
 
+thread_local! {
+    /// The two documents the next `/diff` page starts on, when another view
+    /// chose them (a recorded call and the one before it).
+    static SEED: std::cell::RefCell<Option<(Pick, Pick)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Makes the next `/diff` page start on `before` and `after` (then the
+/// pickers work as usual).
+pub fn seed(before: Pick, after: Pick) {
+    SEED.with(|s| *s.borrow_mut() = Some((before, after)));
+}
+
 /// `/diff`.
 #[component]
 pub fn ComparePage() -> impl IntoView {
     let session = Session::expect();
-    let before = RwSignal::new(Pick::Demo('a'));
-    let after =
-        RwSignal::new(if session.doc.with_untracked(Option::is_some) { Pick::Current } else { Pick::Demo('b') });
+    let seeded = SEED.with(|s| s.borrow_mut().take());
+    let (first, second) = seeded.unwrap_or_else(|| {
+        (Pick::Demo('a'), if session.doc.with_untracked(Option::is_some) { Pick::Current } else { Pick::Demo('b') })
+    });
+    let before = RwSignal::new(first);
+    let after = RwSignal::new(second);
     let state = RwSignal::new(Comparing::Idle);
     let asked = StoredValue::new(0u64);
     Effect::new(move |_| {

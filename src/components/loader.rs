@@ -16,15 +16,21 @@ use crate::doc::Source;
 use crate::state::{Session, LOADING_STEPS};
 
 /// What the user can open, for titles and hints.
-const OPENS: &str = "an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request";
+const OPENS: &str = "an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request; or many calls: an OpenTelemetry trace and its logs, a batch file, JSON Lines";
 
-/// Reads a picked or dropped file, then loads it; on success shows `/doc`.
-fn open_file(session: Session, file: web_sys::File, navigate: impl Fn(&str, NavigateOptions) + 'static) {
+/// Reads picked or dropped files, then loads them; on success shows `/doc`
+/// (one document) or `/calls` (recorded calls: a trace and its logs, …).
+fn open_files(session: Session, files: Vec<web_sys::File>, navigate: impl Fn(&str, NavigateOptions) + 'static) {
     leptos::task::spawn_local(async move {
-        if session.open_user_file(file).await {
-            navigate("/doc", Default::default());
+        if let Some(path) = session.open_user_files(files).await {
+            navigate(path, Default::default());
         }
     });
+}
+
+/// The files of a file list.
+fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
+    list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect()).unwrap_or_default()
 }
 
 /// The "Open…" button and its hidden file input.
@@ -36,8 +42,9 @@ pub fn OpenButton() -> impl IntoView {
         let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
             return;
         };
-        if let Some(file) = input.files().and_then(|f| f.get(0)) {
-            open_file(session, file, navigate.clone());
+        let files = files_of(input.files());
+        if !files.is_empty() {
+            open_files(session, files, navigate.clone());
         }
         // Let the same file be picked again.
         input.set_value("");
@@ -45,8 +52,8 @@ pub fn OpenButton() -> impl IntoView {
     view! {
         <label class="btn" title=format!("Open a JSON file: {OPENS}")>
             <Ico icon=Icon::FolderOpen/><span class="btn-label">" Open…"</span>
-            <input type="file" accept=".json,application/json" class="visually-hidden" data-testid="open-file"
-                on:change=on_change/>
+            <input type="file" accept=".json,.jsonl,.ndjson,application/json" multiple class="visually-hidden"
+                data-testid="open-file" on:change=on_change/>
         </label>
     }
 }
@@ -56,9 +63,9 @@ pub fn on_drop(session: Session) -> impl Fn(web_sys::DragEvent) + Clone + 'stati
     let navigate = use_navigate();
     move |ev: web_sys::DragEvent| {
         ev.prevent_default();
-        let file = ev.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0));
-        if let Some(file) = file {
-            open_file(session, file, navigate.clone());
+        let files = files_of(ev.data_transfer().and_then(|d| d.files()));
+        if !files.is_empty() {
+            open_files(session, files, navigate.clone());
         }
     }
 }

@@ -2,6 +2,7 @@
 //! their own; each segment kind has its own component under `segments`.
 
 pub mod budget;
+pub mod calls;
 pub mod checks;
 pub mod compare;
 pub mod conversation;

@@ -91,6 +91,9 @@ pub struct Session {
     pub importing: RwSignal<Option<String>>,
     /// A big document being read on the page, step by step.
     pub loading: RwSignal<Option<Loading>>,
+    /// The recorded calls read last (a file of many calls opens the Calls
+    /// view, not a document).
+    pub calls: crate::calls::Calls,
     /// Counts opens: only the latest one's result is applied.
     opening: StoredValue<u64>,
     /// The lineage whose edits could not be saved (said once).
@@ -107,6 +110,7 @@ impl Session {
             notices: RwSignal::new(Vec::new()),
             importing: RwSignal::new(None),
             loading: RwSignal::new(None),
+            calls: crate::calls::Calls { current: RwSignal::new(None) },
             unsafe_restore: RwSignal::new(0),
             opening: StoredValue::new(0),
             save_failed: StoredValue::new(None),
@@ -132,18 +136,19 @@ impl Session {
         self.doc.set(Some(doc));
     }
 
-    /// Loads the user's bytes; on success shows `/doc` (through `navigate`).
+    /// Loads the user's bytes; on success shows `/doc`, or `/calls` for
+    /// text of many recorded calls (through `navigate`).
     pub async fn open_and_show(
         self,
         source: Source,
         bytes: Arc<[u8]>,
         navigate: impl Fn(&str, crate::router::NavigateOptions),
     ) -> bool {
-        let opened = self.open_user_document(source, bytes).await;
-        if opened {
-            navigate("/doc", Default::default());
+        let opened = self.open(source, Input::Bytes(bytes)).await;
+        if let Some(path) = opened {
+            navigate(path, Default::default());
         }
-        opened
+        opened.is_some()
     }
 
     /// Reads the user's bytes: an envelope here, a request body in the
@@ -156,17 +161,22 @@ impl Session {
     /// the browser it is fetched with the first open (no first screen opens
     /// a document of the user's); a failed fetch is a load error.
     pub async fn open_user_document(self, source: Source, bytes: Arc<[u8]>) -> bool {
-        self.open(source, Input::Bytes(bytes)).await
+        self.open(source, Input::Bytes(bytes)).await == Some("/doc")
     }
 
-    /// Reads a file the user picked or dropped, then opens it as
-    /// [`Session::open_user_document`] does.
-    pub async fn open_user_file(self, file: web_sys::File) -> bool {
-        self.open(Source::File(file.name()), Input::File(file)).await
+    /// Opens the files the user picked or dropped: one document as
+    /// [`Session::open_user_document`] does; a file of many recorded calls
+    /// (`envelope::engine::recorded::holds_calls`: a trace, logs, a batch
+    /// file, JSON Lines), or several files together (a trace and its logs),
+    /// as a recording for the Calls view, read in the engine. The page to
+    /// show: `/doc` or `/calls`; `None` when nothing opened.
+    pub async fn open_user_files(self, files: Vec<web_sys::File>) -> Option<&'static str> {
+        let name = files.first()?.name();
+        self.open(Source::File(name), Input::Files(files)).await
     }
 
-    async fn open(self, source: Source, input: Input) -> bool {
-        let Some(seq) = self.start_open() else { return false };
+    async fn open(self, source: Source, input: Input) -> Option<&'static str> {
+        let seq = self.start_open()?;
         let label = source.label();
         // The first open fetches the code: said on the progress line (with
         // Cancel), as the steps of a big document are.
@@ -196,27 +206,59 @@ impl Session {
                         "; try again"
                     ),
                 );
-                false
+                None
             }
-            Err(_) => false,
+            Err(_) => None,
         }
     }
 
-    /// Reads a file, then opens its bytes (the open `seq`).
-    async fn open_input(self, seq: u64, source: Source, input: Input) -> bool {
+    /// Reads a file, then opens its bytes (the open `seq`); or hands files
+    /// of recorded calls to the Calls view. The page to show, if any.
+    async fn open_input(self, seq: u64, source: Source, input: Input) -> Option<&'static str> {
+        use crate::worker::recorded::Given;
+        use envelope::engine::recorded::{holds_calls, HEAD_BYTES};
         let bytes: Arc<[u8]> = match input {
-            Input::Bytes(b) => b,
-            Input::File(file) => match browser::read_file(&file).await {
-                Ok(b) => b.into(),
-                Err(e) => {
-                    if self.is_current(seq) {
-                        self.fail_unreadable(source.label(), format!("the file could not be read: {e}"));
-                    }
-                    return false;
+            Input::Bytes(b) => {
+                if std::str::from_utf8(&b).is_ok_and(|t| holds_calls("pasted", t, true)) {
+                    let text = String::from_utf8_lossy(&b).into_owned();
+                    return self.open_calls(seq, vec![Given::Text { name: source.label(), text }]);
                 }
-            },
+                b
+            }
+            Input::Files(mut files) => {
+                let many = files.len() > 1;
+                let file = files.swap_remove(0);
+                let head = if many { Ok(Vec::new()) } else { browser::read_head(&file, HEAD_BYTES).await };
+                let calls = head.as_ref().is_ok_and(|h| {
+                    many || holds_calls(&file.name(), &String::from_utf8_lossy(h), file.size() <= HEAD_BYTES as f64)
+                });
+                if calls {
+                    files.insert(0, file);
+                    return self.open_calls(seq, files.into_iter().map(Given::File).collect());
+                }
+                match head.and(browser::read_file(&file).await) {
+                    Ok(b) => b.into(),
+                    Err(e) => {
+                        if self.is_current(seq) {
+                            self.fail_unreadable(source.label(), format!("the file could not be read: {e}"));
+                        }
+                        return None;
+                    }
+                }
+            }
         };
-        self.open_bytes(seq, source, bytes).await
+        self.open_bytes(seq, source, bytes).await.then_some("/doc")
+    }
+
+    /// Starts reading recorded calls in the engine: the Calls view shows them.
+    fn open_calls(self, seq: u64, given: Vec<crate::worker::recorded::Given>) -> Option<&'static str> {
+        if !self.is_current(seq) {
+            return None;
+        }
+        self.loading.try_set(None);
+        self.load_failure.try_set(None);
+        crate::calls::start(self.calls, given);
+        Some("/calls")
     }
 
     async fn open_bytes(self, seq: u64, source: Source, bytes: Arc<[u8]>) -> bool {
@@ -505,7 +547,8 @@ impl Session {
 /// What the user gives to open.
 pub enum Input {
     Bytes(Arc<[u8]>),
-    File(web_sys::File),
+    /// At least one.
+    Files(Vec<web_sys::File>),
 }
 
 /// The opening of a document (reading, checking, importing, saving). In a
@@ -521,7 +564,10 @@ fn opener(
     seq: u64,
     source: Source,
     input: Input,
-) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = bool>>>, ::leptos::wasm_split::SplitLoaderError> {
+) -> Result<
+    std::pin::Pin<Box<dyn std::future::Future<Output = Option<&'static str>>>>,
+    ::leptos::wasm_split::SplitLoaderError,
+> {
     Ok(Box::pin(session.open_input(seq, source, input)))
 }
 

@@ -2,7 +2,8 @@
 //! first page load fetches none of it), asked with postMessage, answered
 //! without blocking the page. One typed async function per operation, in a
 //! module each: [`tokens::encode`], [`import::import`], [`export::export`],
-//! [`lint::lint_timed`], [`diff::diff`], [`render::render_timed`].
+//! [`lint::lint_timed`], [`diff::diff`], [`render::render_timed`],
+//! [`recorded::read`] (with progress) and [`recorded::call`].
 //! The protocol is documented in the worker crate (`pep_token_worker`); its
 //! messages are the core's (`envelope::engine`), which the worker writes and
 //! the page reads here into those types (serde, both ways).
@@ -10,11 +11,13 @@
 //! A worker that fails to load or crashes fails every waiting request with a
 //! message (the views show it with "Try again") and is forgotten: the next
 //! request starts a fresh one. Nothing waits forever on a dead worker.
+//! [`stop`] ends it on purpose (Cancel of a recording's read) the same way.
 
 pub mod diff;
 pub mod export;
 pub mod import;
 pub mod lint;
+pub mod recorded;
 pub mod render;
 pub mod tokens;
 
@@ -37,6 +40,8 @@ struct Client {
     /// Requests sent before the worker said "ready".
     queue: Option<Vec<JsValue>>,
     waiting: HashMap<u32, (Function, Function)>,
+    /// What to call with a request's `{id, progress}` messages (`recorded`).
+    progress: HashMap<u32, Box<dyn FnMut(JsValue)>>,
     next: u32,
 }
 
@@ -62,6 +67,7 @@ fn fail_all(client: &Rc<RefCell<Client>>, message: &str) {
         c.worker.set_onmessageerror(None);
         c.worker.terminate();
         c.queue = None;
+        c.progress.clear();
         c.waiting.drain().collect()
     };
     for (_, (_, reject)) in waiting {
@@ -84,6 +90,7 @@ fn spawn() -> Result<Rc<RefCell<Client>>, String> {
         worker: worker.clone(),
         queue: Some(Vec::new()),
         waiting: HashMap::new(),
+        progress: HashMap::new(),
         next: 0,
     }));
     let weak = Rc::downgrade(&client);
@@ -98,6 +105,19 @@ fn spawn() -> Result<Rc<RefCell<Client>>, String> {
             return;
         }
         let id = get(&data, "id").as_f64().unwrap_or(-1.0) as u32;
+        let progress = get(&data, "progress");
+        if !progress.is_undefined() {
+            // Out of the client while it runs (it may ask the engine again).
+            let taken = client.borrow_mut().progress.remove(&id);
+            if let Some(mut f) = taken {
+                f(progress);
+                if client.borrow().waiting.contains_key(&id) {
+                    client.borrow_mut().progress.insert(id, f);
+                }
+            }
+            return;
+        }
+        client.borrow_mut().progress.remove(&id);
         let entry = client.borrow_mut().waiting.remove(&id);
         if let Some((resolve, _)) = entry {
             let _ = resolve.call1(&JsValue::NULL, &data);
@@ -137,12 +157,24 @@ fn client() -> Result<Rc<RefCell<Client>>, String> {
 /// is added here) and awaits the answer. `Err` when the worker could not
 /// load, crashed, or answered `{error}`.
 pub async fn call(message: Object) -> Result<JsValue, String> {
+    call_with_progress(message, None).await
+}
+
+/// [`call`], with `on_progress` called with each `{id, progress}` message's
+/// `progress` that comes before the answer.
+pub async fn call_with_progress(
+    message: Object,
+    on_progress: Option<Box<dyn FnMut(JsValue)>>,
+) -> Result<JsValue, String> {
     let client = client()?;
     let id = {
         let mut c = client.borrow_mut();
         c.next += 1;
         c.next
     };
+    if let Some(f) = on_progress {
+        client.borrow_mut().progress.insert(id, f);
+    }
     set(&message, "id", &JsValue::from(id));
     let promise = Promise::new(&mut |resolve, reject| {
         client.borrow_mut().waiting.insert(id, (resolve, reject));
@@ -159,6 +191,7 @@ pub async fn call(message: Object) -> Result<JsValue, String> {
     };
     if let Err(e) = posted {
         client.borrow_mut().waiting.remove(&id);
+        client.borrow_mut().progress.remove(&id);
         return Err(format!("the engine worker could not be asked: {e}"));
     }
     let data = JsFuture::from(promise).await.map_err(|e| e.as_string().unwrap_or_else(|| format!("{e:?}")))?;
@@ -191,6 +224,15 @@ pub async fn call_json_timed<Q: serde::Serialize, R: serde::de::DeserializeOwned
         .ok_or_else(|| format!("the engine worker answered `{op}` without a reply (is it older than the page?)"))?;
     let ms = get(&data, "ms").as_f64().unwrap_or(0.0);
     Ok((read_reply(op, &reply)?, ms))
+}
+
+/// Ends the engine worker now, failing every waiting request with
+/// `message` (Cancel: nothing else stops an operation under way); the next
+/// request starts a fresh one.
+pub fn stop(message: &str) {
+    if let Some(client) = CLIENT.with(|c| c.borrow().clone()) {
+        fail_all(&client, message);
+    }
 }
 
 /// Whether the engine is started (a view may then use it without making

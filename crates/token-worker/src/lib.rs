@@ -2,9 +2,9 @@
 //! that the page starts on first use (the Budget tab, importing a request, an
 //! export other than OpenAI Chat), so the first page load fetches none of it.
 //! It holds what the first screen does not need: the o200k_base tokenizer,
-//! the provider converters, the lint checks, the diff and the PromptPoet
-//! template renderer (`envelope`'s features `tokenizer`, `providers`, `lint`,
-//! `diff` and `templates`).
+//! the provider converters, the lint checks, the diff, the PromptPoet
+//! template renderer and the reader of recorded calls (`envelope`'s features
+//! `tokenizer`, `providers`, `lint`, `diff`, `templates` and `recorded`).
 //!
 //! # Protocol
 //!
@@ -21,6 +21,7 @@
 //! | `"lint"` | `{id, op, request}`: [`engine::lint::Request`] | `{id, reply, ms}`: [`engine::lint::Reply`] |
 //! | `"diff"` | `{id, op, request}`: [`engine::diff::Request`] | `{id, reply, ms}`: [`engine::diff::Reply`] |
 //! | `"render"` | `{id, op, request}`: [`engine::render::Request`] (a PromptPoet template and its data) | `{id, reply, ms}`: [`engine::render::Reply`] |
+//! | `"recorded"` | `{id, op, request, files?}`: [`engine::recorded::Request`]; `files`, the `File`s a `read` names | `{id, progress}` messages while reading ([`engine::recorded::Progress`]), then `{id, reply, ms}`: [`engine::recorded::Reply`] |
 //!
 //! `encode` ([`tokens`]) keeps its typed arrays for throughput (and, with no
 //! `op`, the shape it had before the other operations existed): `lens[i]` is
@@ -32,6 +33,16 @@
 //! its path); a message the worker cannot serve (an unknown `op`, a request
 //! that does not deserialise) is answered `{id, error: string}`. `ms` is the
 //! time the operation took in the worker.
+//!
+//! `recorded` ([`recorded`]) is the one operation with a life: a `read`
+//! posts any number of `{id, progress}` messages (JSON text: bytes read,
+//! calls so far, the rows of the calls read since the last one) before its
+//! one answer, which ends the request as for any other operation; and the
+//! worker keeps the calls it read (the last recording only) for `call`
+//! requests, which name the recording by the page's number and are answered
+//! `gone` when the worker no longer holds it. The page cancels a read by
+//! ending the worker (nothing else stops a synchronous loop); the next
+//! request starts a fresh one, which holds no recording.
 //!
 //! If the worker fails to load or crashes (the page sees an `error` event),
 //! the page fails every waiting request with a message and starts a fresh
@@ -55,11 +66,15 @@
 //! [`engine::diff::Reply`]: envelope::engine::diff::Reply
 //! [`engine::render::Request`]: envelope::engine::render::Request
 //! [`engine::render::Reply`]: envelope::engine::render::Reply
+//! [`engine::recorded::Request`]: envelope::engine::recorded::Request
+//! [`engine::recorded::Progress`]: envelope::engine::recorded::Progress
+//! [`engine::recorded::Reply`]: envelope::engine::recorded::Reply
 
 pub mod diff;
 pub mod export;
 pub mod import;
 pub mod lint;
+pub mod recorded;
 pub mod render;
 pub mod tokens;
 
@@ -113,13 +128,14 @@ mod worker {
         js_sys::global().unchecked_into::<DedicatedWorkerGlobalScope>().performance().map_or(0.0, |p| p.now())
     }
 
-    /// The answer to one message.
-    fn answer(data: &JsValue) -> Object {
+    /// The answer to one message (progress, for `recorded`, posted through `scope` meanwhile).
+    fn answer(data: &JsValue, scope: &DedicatedWorkerGlobalScope) -> Object {
         let out = Object::new();
         set(&out, "id", &get(data, "id"));
         let op = get(data, "op").as_string();
         let served = match op.as_deref() {
             None | Some(envelope::engine::ENCODE) => crate::tokens::answer(data, &out),
+            Some(envelope::engine::recorded::OP) => crate::recorded::web::serve(data, &out, scope),
             Some(name) => match crate::json_op_named(name) {
                 Some(handle) => {
                     let t0 = now();
@@ -144,7 +160,7 @@ mod worker {
         let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
         let reply = scope.clone();
         let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-            let out = answer(&e.data());
+            let out = answer(&e.data(), &reply);
             let _ = reply.post_message(&out);
         });
         scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));

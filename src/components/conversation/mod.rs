@@ -33,6 +33,12 @@ use crate::state::Expansion;
 use crate::window::{chunk_segments, CHUNK};
 use scroll::{guessed_list_width, measured_row, observed, text_width, Ctl, Dom, Model, Win};
 
+/// What a page shows after the conversation's last message (a recorded
+/// call's reply, which is not part of the request), as a context of the
+/// page around the viewer.
+#[derive(Clone)]
+pub struct After(pub ViewFn);
+
 /// The whole conversation of a document.
 #[component]
 pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
@@ -132,6 +138,7 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
                     <MessageView doc=doc.clone() index=m/>
                 </For>
             </ol>
+            {use_context::<After>().map(|a| a.0.run())}
         </div>
     }
 }

@@ -18,6 +18,11 @@
 //! A document's own problems are part of a reply (`Failed`, with every
 //! error and its path); `error` is for a message the worker cannot serve.
 //!
+//! [`recorded`] is the one operation with a life of its own: while it reads
+//! it posts `{id, progress}` messages before its answer, its files travel
+//! beside the request (`files`), and the worker keeps what it read for the
+//! page's later requests.
+//!
 //! [`Role`]: crate::types::Role
 //! [`Diagnostic`]: crate::diag::Diagnostic
 //! [`Notice`]: crate::diag::Notice
@@ -29,6 +34,7 @@ pub mod diff;
 pub mod export;
 pub mod import;
 pub mod lint;
+pub mod recorded;
 pub mod render;
 
 /// `encode`: `{texts: string[], ids: bool}` → `{lens: Uint32Array,
