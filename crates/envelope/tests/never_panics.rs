@@ -167,11 +167,12 @@ fn set_strings(v: &mut Value, s: &str) {
     }
 }
 
-/// The request corpus (tests/fixtures/requests), as damage templates.
+/// The request corpus (tests/fixtures/requests, and the Gemini and Bedrock
+/// bodies of real/), as damage templates.
 fn request_templates() -> Vec<Value> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/requests");
     let mut out = Vec::new();
-    for sub in ["openai", "responses", "anthropic"] {
+    for sub in ["openai", "responses", "anthropic", "real/gemini", "real/bedrock"] {
         let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { continue };
         let mut files: Vec<_> = entries.map(|e| e.unwrap().path()).collect();
         files.sort();
@@ -192,7 +193,14 @@ fn pointer(path: &[String]) -> String {
 fn check_import(text: &str) {
     use envelope::export::{render, Target};
     use envelope::import::{import_as, Format};
-    for from in [None, Some(Format::OpenaiChat), Some(Format::OpenaiResponses), Some(Format::Anthropic)] {
+    for from in [
+        None,
+        Some(Format::OpenaiChat),
+        Some(Format::OpenaiResponses),
+        Some(Format::Anthropic),
+        Some(Format::Gemini),
+        Some(Format::Bedrock),
+    ] {
         match import_as(text, from) {
             Ok(i) => {
                 for t in Target::ALL {
@@ -276,7 +284,7 @@ proptest! {
 
     #[test]
     fn damaged_requests_import_or_say_where(
-        which in 0usize..64,
+        which in 0usize..256,
         picks in prop::collection::vec((any::<prop::sample::Index>(), 0u8..4, arb_json()), 1..4)
     ) {
         let templates = request_templates();
@@ -289,7 +297,7 @@ proptest! {
     }
 
     #[test]
-    fn hostile_strings_in_every_request_field(which in 0usize..64, s in ".{0,24}", prefix in 0usize..6) {
+    fn hostile_strings_in_every_request_field(which in 0usize..256, s in ".{0,24}", prefix in 0usize..6) {
         let templates = request_templates();
         if templates.is_empty() {
             return Ok(());

@@ -1,8 +1,9 @@
 //! Import and export between providers: the round trips.
 //!
 //! - For every valid envelope `e` and each format F of OpenAI Chat, OpenAI
-//!   Responses and Anthropic Messages: `export_F(import(export_F(e))) ==
-//!   export_F(e)`, byte for byte (the demos, and generated envelopes).
+//!   Responses, Anthropic Messages, Gemini and Bedrock Converse:
+//!   `export_F(import(export_F(e))) == export_F(e)`, byte for byte (the
+//!   demos, and generated envelopes).
 
 use envelope::export::{render, Target};
 use envelope::import::{import, import_as, Format};
@@ -12,10 +13,12 @@ use proptest::prelude::*;
 mod common;
 use common::*;
 
-const FORMATS: [(Target, Format); 3] = [
+const FORMATS: [(Target, Format); 5] = [
     (Target::OpenaiChat, Format::OpenaiChat),
     (Target::OpenaiResponses, Format::OpenaiResponses),
     (Target::Anthropic, Format::Anthropic),
+    (Target::Gemini, Format::Gemini),
+    (Target::Bedrock, Format::Bedrock),
 ];
 
 /// `export(import(export(e))) == export(e)` for each format; returns the first exports.
@@ -108,6 +111,7 @@ fn run_curl(command: &str, tag: &str) -> (Vec<u8>, String) {
         .env("ARGS_FILE", &args)
         .env("OPENAI_API_KEY", "sk-test-from-env")
         .env("ANTHROPIC_API_KEY", "ak-test-from-env")
+        .env("GEMINI_API_KEY", "gk-test-from-env")
         .status()
         .expect("sh runs");
     assert!(status.success(), "{tag}: sh failed on\n{command}");
@@ -132,6 +136,7 @@ fn curl_commands_post_the_exact_body_and_read_the_key_from_the_environment() {
         for (curl, json, key, header) in [
             (Target::CurlOpenai, Target::OpenaiChat, "OPENAI_API_KEY", "Authorization: Bearer sk-test-from-env"),
             (Target::CurlAnthropic, Target::Anthropic, "ANTHROPIC_API_KEY", "x-api-key: ak-test-from-env"),
+            (Target::CurlGemini, Target::Gemini, "GEMINI_API_KEY", "x-goog-api-key: gk-test-from-env"),
         ] {
             let command = render(e, curl).text;
             assert!(command.contains(&format!("${key}")) && !command.contains("test-from-env"), "{tag}: {command}");
@@ -146,4 +151,34 @@ fn curl_commands_post_the_exact_body_and_read_the_key_from_the_environment() {
         }
     }
     assert!(!std::path::Path::new("/tmp/pwned").exists());
+}
+
+#[test]
+fn curl_gemini_puts_the_model_in_the_url_and_never_runs_it() {
+    let doc = |model: &str| {
+        let v = serde_json::json!({"version": "1.0", "model": model, "messages": [{"id": "u", "role": "user", "timestamp": 0,
+            "segments": [{"kind": "text", "content": "hi"}]}]});
+        parse(&v.to_string()).unwrap().envelope
+    };
+    let base = "https://generativelanguage.googleapis.com/v1beta/models";
+    for (model, url, notices) in [
+        ("gemini-2.5-flash", format!("{base}/gemini-2.5-flash:generateContent"), 0),
+        ("models/gemini-2.0-flash", format!("{base}/gemini-2.0-flash:generateContent"), 0),
+        (
+            "gemini-x'$(touch pwned)`id` ;x",
+            format!("{base}/gemini-x%27%24%28touch%20pwned%29%60id%60%20%3Bx:generateContent"),
+            0,
+        ),
+        // A slash that is not `models/…` or `tunedModels/…`: no Gemini model.
+        ("gemini'$(touch /tmp/pwned-gemini)", format!("{base}/MODEL_NAME:generateContent"), 1),
+        ("gpt-4o", format!("{base}/MODEL_NAME:generateContent"), 1),
+    ] {
+        let e = doc(model);
+        let out = render(&e, Target::CurlGemini);
+        let (body, args) = run_curl(&out.text, "gemini-url");
+        assert_eq!(args.lines().next(), Some(url.as_str()), "{model}: {args}");
+        assert_eq!(body, render(&e, Target::Gemini).text.trim_end_matches('\n').as_bytes(), "{model}");
+        assert_eq!(out.notices.iter().filter(|n| n.path == "model").count(), notices, "{model}: {:?}", out.notices);
+    }
+    assert!(!std::path::Path::new("/tmp/pwned-gemini").exists());
 }

@@ -4,8 +4,9 @@
 //!
 //! The corpus: `tests/fixtures/requests/{openai,responses,anthropic}/` (made
 //! for this project) and `tests/fixtures/requests/real/{…}/` (published
-//! examples and SDK tests of the providers; `real/SOURCES.md` says where each
-//! comes from).
+//! examples and SDK tests of the providers, and for Gemini and Bedrock the
+//! bodies their SDKs sent to a loopback server; `real/SOURCES.md` says where
+//! each comes from).
 
 use std::path::{Path, PathBuf};
 
@@ -26,9 +27,13 @@ fn bodies(dir: &Path, out: &mut Vec<PathBuf>) {
 fn corpus() -> Vec<(Format, PathBuf)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/requests");
     let mut out = Vec::new();
-    for (dir, format) in
-        [("openai", Format::OpenaiChat), ("responses", Format::OpenaiResponses), ("anthropic", Format::Anthropic)]
-    {
+    for (dir, format) in [
+        ("openai", Format::OpenaiChat),
+        ("responses", Format::OpenaiResponses),
+        ("anthropic", Format::Anthropic),
+        ("gemini", Format::Gemini),
+        ("bedrock", Format::Bedrock),
+    ] {
         let mut files = Vec::new();
         bodies(&root.join(dir), &mut files);
         bodies(&root.join("real").join(dir), &mut files);
@@ -42,6 +47,8 @@ fn target(format: Format) -> Target {
     match format {
         Format::OpenaiChat => Target::OpenaiChat,
         Format::OpenaiResponses => Target::OpenaiResponses,
+        Format::Gemini => Target::Gemini,
+        Format::Bedrock => Target::Bedrock,
         _ => Target::Anthropic,
     }
 }

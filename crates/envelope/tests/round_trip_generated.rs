@@ -3,8 +3,10 @@
 //! strings and as parts (with the export's own text forms inside), cache
 //! breakpoints, reasoning with signatures and encrypted content, documents of
 //! every source, images, server tools and their blocks, rich and failed tool
-//! results, names, the developer role, tool fields — gives
-//! `export(import(B), F) == B` as JSON, with no notice.
+//! results, names, the developer role, tool fields; for Gemini both
+//! spellings of every field the envelope reads, URL-safe base64, id-less
+//! calls, parts as one object; for Bedrock cache points after any block —
+//! gives `export(import(B), F) == B` as JSON, with no notice.
 
 use envelope::export::{render, Target};
 use envelope::import::{import_as, Format};
@@ -313,6 +315,271 @@ fn responses_body() -> impl Strategy<Value = Value> {
     })
 }
 
+// ---------------------------------------------------------------- Gemini
+
+/// `camel`, or `snake` when `snake`.
+fn sp(camel: &str, snake: &str, snake_case: bool) -> String {
+    if snake_case { snake } else { camel }.to_string()
+}
+
+#[derive(Clone, Debug)]
+enum GPart {
+    Text(String),
+    Thought(String, Option<bool>),
+    Inline(u8, bool, bool),
+    File(bool, bool),
+    Code,
+    Extra(String),
+}
+
+fn gemini_part() -> impl Strategy<Value = GPart> {
+    prop_oneof![
+        4 => arb_text().prop_map(GPart::Text),
+        1 => (arb_text(), prop::option::of(any::<bool>())).prop_map(|(t, s)| GPart::Thought(t, s)),
+        1 => (0u8..4, any::<bool>(), any::<bool>()).prop_map(|(k, a, b)| GPart::Inline(k, a, b)),
+        1 => (any::<bool>(), any::<bool>()).prop_map(|(a, b)| GPart::File(a, b)),
+        1 => Just(GPart::Code),
+        1 => arb_text().prop_map(GPart::Extra),
+    ]
+}
+
+fn gemini_part_json(p: &GPart, model: bool) -> Option<Value> {
+    Some(match p {
+        GPart::Text(t) => json!({"text": t}),
+        GPart::Thought(t, sig) if model => match sig {
+            None => json!({"text": t, "thought": true}),
+            Some(snake) => {
+                json!({"text": t, "thought": true, sp("thoughtSignature", "thought_signature", *snake): "CpYBAdHt-_9y"})
+            }
+        },
+        GPart::Inline(k, snake, snake_mime) => {
+            let (mime, data) = match k {
+                0 => ("image/png", "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP49dseiBggFABAqgjRw52-kQAAAABJRU5ErkJggg=="),
+                1 => ("image/jpeg", "/9j/4AAQSkZJRg+/"),
+                2 => ("application/pdf", "JVBERi0xLjQK"),
+                _ => ("audio/wav", "UklGRiQAAABXQVZF"),
+            };
+            json!({sp("inlineData", "inline_data", *snake): {sp("mimeType", "mime_type", *snake_mime): mime, "data": data}})
+        }
+        GPart::File(snake, mime) => {
+            let mut f = Map::new();
+            if *mime {
+                f.insert(sp("mimeType", "mime_type", *snake), "video/mp4".into());
+            }
+            f.insert(
+                sp("fileUri", "file_uri", !*snake),
+                "https://generativelanguage.googleapis.com/v1beta/files/abc".into(),
+            );
+            json!({sp("fileData", "file_data", *snake): f, "videoMetadata": {"startOffset": "1s"}})
+        }
+        GPart::Code if model => json!({"executableCode": {"language": "PYTHON", "code": "print(1)"}}),
+        GPart::Extra(t) => json!({"text": t, "thoughtSignature": "EhQK", "partMetadata": {"k": 1}}),
+        _ => return None,
+    })
+}
+
+fn gemini_body() -> impl Strategy<Value = Value> {
+    let system = prop::option::of((prop::collection::vec(arb_text(), 1..3), any::<bool>(), any::<bool>()));
+    let turns = prop::collection::vec(
+        (
+            prop::collection::vec(gemini_part(), 1..4),
+            prop::collection::vec((args(), any::<bool>(), any::<bool>(), any::<bool>()), 0..3),
+            any::<bool>(),
+            any::<bool>(),
+        ),
+        1..4,
+    );
+    let tools = prop::collection::vec((0u8..4, any::<bool>()), 0..4);
+    (system, turns, tools, any::<bool>()).prop_map(|(system, turns, tools, single)| {
+        let mut body = Map::new();
+        if let Some((texts, snake, object)) = system {
+            let parts: Vec<Value> = texts.iter().map(|t| json!({"text": t})).collect();
+            let parts = if object && parts.len() == 1 { parts[0].clone() } else { Value::Array(parts) };
+            body.insert(sp("systemInstruction", "system_instruction", snake), json!({"parts": parts}));
+        }
+        let mut contents = Vec::new();
+        for (n, (parts, calls, no_role, object)) in turns.iter().enumerate() {
+            let user: Vec<Value> = parts.iter().filter_map(|p| gemini_part_json(p, false)).collect();
+            let mut u = Map::new();
+            if !no_role {
+                u.insert("role".into(), "user".into());
+            }
+            u.insert("parts".into(), if *object && user.len() == 1 { user[0].clone() } else { Value::Array(user) });
+            contents.push(Value::Object(u));
+            let mut model: Vec<Value> = parts.iter().filter_map(|p| gemini_part_json(p, true)).collect();
+            for (k, (a, id, snake, no_args)) in calls.iter().enumerate() {
+                let mut f = Map::new();
+                f.insert("name".into(), "get_weather".into());
+                if !(*no_args && a.as_object().is_some_and(|o| o.is_empty())) {
+                    f.insert("args".into(), a.clone());
+                }
+                if *id {
+                    f.insert("id".into(), format!("fc-{n}-{k}").into());
+                }
+                model.push(json!({sp("functionCall", "function_call", *snake): f}));
+            }
+            contents.push(json!({"role": "model", "parts": model}));
+            if !calls.is_empty() {
+                let answers: Vec<Value> = calls
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (_, id, snake, _))| {
+                        let mut f = Map::new();
+                        f.insert("name".into(), "get_weather".into());
+                        f.insert("response".into(), if k % 2 == 0 { json!({"output": "sunny"}) } else { json!({"error": "down"}) });
+                        if *id {
+                            f.insert("id".into(), format!("fc-{n}-{k}").into());
+                        }
+                        json!({sp("functionResponse", "function_response", !*snake): f})
+                    })
+                    .collect();
+                contents.push(json!({"role": if *no_role { "function" } else { "user" }, "parts": answers}));
+            }
+        }
+        let contents = if single && contents.len() == 1 { contents[0].clone() } else { Value::Array(contents) };
+        body.insert("contents".into(), contents);
+        let mut list = vec![json!({"functionDeclarations": [{"name": "get_weather", "description": "Weather.", "parameters": {"type": "OBJECT", "properties": {"city": {"type": "STRING"}}}}]})];
+        for (i, (k, snake)) in tools.iter().enumerate() {
+            list.push(match k {
+                0 => json!({sp("functionDeclarations", "function_declarations", *snake): [
+                    {"name": format!("f{i}"), sp("parametersJsonSchema", "parameters_json_schema", !*snake): {"type": "object"}, "response_json_schema": {"type": "object"}},
+                    {"name": format!("g{i}"), "description": ""}]}),
+                1 => json!({sp("googleSearch", "google_search", *snake): {}}),
+                2 => json!({"codeExecution": {}}),
+                _ => json!({"urlContext": {}, "googleSearch": {}}),
+            });
+        }
+        body.insert("tools".into(), list.into());
+        body.insert("generationConfig".into(), json!({"temperature": 0.5, "thinkingConfig": {"thinkingBudget": 128}}));
+        body.insert("safetySettings".into(), json!([{"category": "HARM_CATEGORY_HATE_SPEECH", "threshold": "BLOCK_NONE"}]));
+        Value::Object(body)
+    })
+}
+
+// ---------------------------------------------------------------- Bedrock
+
+#[derive(Clone, Debug)]
+enum BBlock {
+    Text(String, Option<Value>),
+    Image(bool),
+    Document(u8),
+    Guard,
+    Reasoning(String, bool),
+    ToolUse(Value),
+}
+
+fn bedrock_cache() -> impl Strategy<Value = Option<Value>> {
+    prop_oneof![
+        3 => Just(None),
+        1 => Just(Some(json!({"type": "default"}))),
+        1 => Just(Some(json!({"type": "default", "ttl": "1h"}))),
+    ]
+}
+
+fn bedrock_block() -> impl Strategy<Value = BBlock> {
+    prop_oneof![
+        4 => (arb_text(), bedrock_cache()).prop_map(|(t, c)| BBlock::Text(t, c)),
+        1 => any::<bool>().prop_map(BBlock::Image),
+        1 => (0u8..4).prop_map(BBlock::Document),
+        1 => Just(BBlock::Guard),
+        1 => (arb_text(), any::<bool>()).prop_map(|(t, r)| BBlock::Reasoning(t, r)),
+        1 => args().prop_map(BBlock::ToolUse),
+    ]
+}
+
+fn with_cache(out: &mut Vec<Value>, block: Value, cache: &Option<Value>) {
+    out.push(block);
+    if let Some(c) = cache {
+        out.push(json!({"cachePoint": c}));
+    }
+}
+
+fn bedrock_body() -> impl Strategy<Value = Value> {
+    let system = prop::option::of(prop::collection::vec((arb_text(), bedrock_cache()), 1..3));
+    let turns =
+        prop::collection::vec((prop::collection::vec(bedrock_block(), 1..4), any::<bool>(), bedrock_cache()), 1..4);
+    let tools = prop::collection::vec(bedrock_cache(), 0..3);
+    (system, turns, tools).prop_map(|(system, turns, tools)| {
+        let mut body = Map::new();
+        if let Some(blocks) = system {
+            let mut out = Vec::new();
+            for (t, c) in &blocks {
+                with_cache(&mut out, json!({"text": if t.is_empty() { "s" } else { t }}), c);
+            }
+            body.insert("system".into(), out.into());
+        }
+        let mut messages = Vec::new();
+        let mut pending: Vec<String> = Vec::new();
+        for (n, (blocks, error, result_cache)) in turns.iter().enumerate() {
+            let mut user = Vec::new();
+            for (k, id) in pending.drain(..).enumerate() {
+                let content = if k % 2 == 0 { json!([{"json": {"temp": 20}}]) } else { json!([{"text": "42"}]) };
+                let mut r = json!({"toolUseId": id, "content": content});
+                if *error {
+                    r["status"] = "error".into();
+                } else if k % 2 == 1 {
+                    r["status"] = "success".into();
+                }
+                with_cache(&mut user, json!({"toolResult": r}), result_cache);
+            }
+            for b in blocks {
+                match b {
+                    BBlock::Text(t, c) => with_cache(&mut user, json!({"text": t}), c),
+                    BBlock::Image(s3) => user.push(if *s3 {
+                        json!({"image": {"format": "png", "source": {"s3Location": {"uri": "s3://b/i.png"}}}})
+                    } else {
+                        json!({"image": {"format": "jpeg", "source": {"bytes": "/9j/4AAQ"}}})
+                    }),
+                    BBlock::Document(k) => user.push(match k {
+                        0 => json!({"document": {"format": "pdf", "name": "Report", "source": {"bytes": "JVBERi0xLjQK"}}}),
+                        1 => json!({"document": {"format": "txt", "name": "notes", "source": {"text": "plain words"}, "citations": {"enabled": true}}}),
+                        2 => json!({"document": {"format": "md", "name": "chunks", "source": {"content": [{"text": "a"}, {"text": "b"}]}, "context": "c"}}),
+                        _ => json!({"document": {"format": "docx", "name": "spec", "source": {"s3Location": {"uri": "s3://b/spec.docx", "bucketOwner": "111122223333"}}}}),
+                    }),
+                    BBlock::Guard => user.push(json!({"guardContent": {"text": {"text": "guarded", "qualifiers": ["guard_content"]}}})),
+                    _ => {}
+                }
+            }
+            messages.push(json!({"role": "user", "content": user}));
+            let mut assistant = Vec::new();
+            for (k, b) in blocks.iter().enumerate() {
+                match b {
+                    BBlock::Text(t, c) => with_cache(&mut assistant, json!({"text": t}), c),
+                    BBlock::Reasoning(t, redacted) => assistant.push(if *redacted {
+                        json!({"reasoningContent": {"redactedContent": "EmwKAhgBEgy3va3p"}})
+                    } else {
+                        json!({"reasoningContent": {"reasoningText": {"text": t, "signature": "EqQBCgIYAhIM"}}})
+                    }),
+                    BBlock::ToolUse(a) => {
+                        let id = format!("tooluse_{n}_{k}");
+                        pending.push(id.clone());
+                        assistant.push(json!({"toolUse": {"toolUseId": id, "name": "get_weather", "input": a}}));
+                    }
+                    _ => {}
+                }
+            }
+            if assistant.is_empty() {
+                assistant.push(json!({"text": "ok"}));
+            }
+            messages.push(json!({"role": "assistant", "content": assistant}));
+        }
+        body.insert("messages".into(), messages.into());
+        let mut list = vec![json!({"toolSpec": {"name": "get_weather", "description": "Weather.", "inputSchema": {"json": {"type": "object", "properties": {"city": {"type": "string"}}}}}})];
+        for (i, c) in tools.iter().enumerate() {
+            let t = if i % 2 == 0 {
+                json!({"toolSpec": {"name": format!("t{i}"), "inputSchema": {"json": {"type": "object"}}, "strict": true}})
+            } else {
+                json!({"systemTool": {"name": "nova_grounding"}})
+            };
+            with_cache(&mut list, t, c);
+        }
+        body.insert("toolConfig".into(), json!({"tools": list, "toolChoice": {"auto": {}}}));
+        body.insert("inferenceConfig".into(), json!({"maxTokens": 512, "temperature": 0.2, "stopSequences": ["END"]}));
+        body.insert("additionalModelRequestFields".into(), json!({"top_k": 40}));
+        Value::Object(body)
+    })
+}
+
 fn law(body: &Value, format: Format, target: Target) -> Result<(), TestCaseError> {
     let text = body.to_string();
     let imported = import_as(&text, Some(format))
@@ -344,5 +611,15 @@ proptest! {
     #[test]
     fn responses_bodies_come_back(body in responses_body()) {
         law(&body, Format::OpenaiResponses, Target::OpenaiResponses)?;
+    }
+
+    #[test]
+    fn gemini_bodies_come_back(body in gemini_body()) {
+        law(&body, Format::Gemini, Target::Gemini)?;
+    }
+
+    #[test]
+    fn bedrock_bodies_come_back(body in bedrock_body()) {
+        law(&body, Format::Bedrock, Target::Bedrock)?;
     }
 }

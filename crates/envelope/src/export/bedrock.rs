@@ -65,7 +65,11 @@ pub fn request(envelope: &Envelope, c: &Contributions, notices: &mut Vec<Notice>
     }
     let messages: Vec<Value> =
         turns.into_iter().map(|(role, blocks)| json!({"role": role, "content": join_text(blocks)})).collect();
-    body.insert("messages".into(), messages.into());
+    // No message: Bedrock refuses an empty `messages`, and a request without
+    // one is a managed prompt's; the body says so by leaving it out.
+    if !messages.is_empty() {
+        body.insert("messages".into(), messages.into());
+    }
     let vars = crate::template::Vars::of(envelope);
     let specs: Vec<Value> = super::replay::tools(envelope)
         .filter(|t| !t.is_server())

@@ -458,7 +458,7 @@ pub fn fidelity_notices(envelope: &Envelope, provider: params::Provider, notices
                             notices.push(Notice::new(ip, format!("the server tool `{}` cannot be declared in {target}; left out", t.name)));
                             continue;
                         }
-                        if t.ext.cache_control.is_some() && provider != params::Provider::Anthropic {
+                        if t.ext.cache_control.is_some() {
                             notices.push(Notice::new(format!("{ip}.cacheControl"), format!("a cache breakpoint cannot be sent in {target}; left out")));
                         }
                         if let Some(p) = &t.ext.provider {

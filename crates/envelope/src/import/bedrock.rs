@@ -10,7 +10,7 @@
 //! - `system[]` → a first `system` message: `text` blocks → text segments.
 //! - `messages[]` → one message per message (`user`, `assistant`):
 //!   `text` → text segments (the export's text forms split out);
-//!   `image` and `video` with `bytes` → `media` with a `data:` URL;
+//!   `image`, `video` and `audio` with `bytes` → `media` with a `data:` URL;
 //!   `document` → `document` (`bytes` → its data, a `text` source → its
 //!   text, any other source kept verbatim; `name` → `fileName`, `format` →
 //!   `mimeType`); `toolUse` → `tool_call_request`; `toolResult` → a
@@ -64,6 +64,21 @@ pub(crate) const VIDEO_FORMATS: [(&str, &str); 9] = [
     ("three_gp", "video/3gpp"),
 ];
 
+/// Audio `format` ↔ MIME type (the formats with a MIME type of their own;
+/// `mkv`, `mka`, `x-aac`, `mpeg`, `mpga` keep their block whole).
+pub(crate) const AUDIO_FORMATS: [(&str, &str); 10] = [
+    ("mp3", "audio/mpeg"),
+    ("wav", "audio/wav"),
+    ("opus", "audio/opus"),
+    ("aac", "audio/aac"),
+    ("flac", "audio/flac"),
+    ("mp4", "audio/mp4"),
+    ("ogg", "audio/ogg"),
+    ("webm", "audio/webm"),
+    ("m4a", "audio/x-m4a"),
+    ("pcm", "audio/pcm"),
+];
+
 /// Document `format` ↔ MIME type.
 pub(crate) const DOCUMENT_FORMATS: [(&str, &str); 9] = [
     ("pdf", "application/pdf"),
@@ -109,15 +124,17 @@ pub(crate) fn read(body: &Map<String, Value>, b: &mut Builder) -> Map<String, Va
             format!("expected an array of system blocks, found {}", type_name(other)),
         ),
     }
-    if let Some(messages) = b.req(body, "", "messages", Want::Array).and_then(Value::as_array) {
-        for (i, m) in messages.iter().enumerate() {
-            message(b, m, &format!("messages[{i}]"));
-        }
+    // `messages` may be absent (a managed prompt's request); an empty array
+    // holds no message, so it stays a setting.
+    let messages = b.opt(body, "", "messages", Want::Array).and_then(Value::as_array).filter(|m| !m.is_empty());
+    for (i, m) in messages.into_iter().flatten().enumerate() {
+        message(b, m, &format!("messages[{i}]"));
     }
     let mut params: Map<String, Value> = Map::new();
     for (k, v) in body {
         match k.as_str() {
-            "messages" | "system" => {}
+            "messages" if messages.is_some() => {}
+            "system" => {}
             "toolConfig" => {
                 if let Some(rest) = tool_config(b, v) {
                     params.insert(k.clone(), rest);
@@ -309,6 +326,10 @@ fn block(
             None => return whole(o),
         },
         ("video", Value::Object(i)) => match media(i, &VIDEO_FORMATS, MediaType::Video) {
+            Some(seg) => seg,
+            None => return whole(o),
+        },
+        ("audio", Value::Object(i)) => match media(i, &AUDIO_FORMATS, MediaType::Audio) {
             Some(seg) => seg,
             None => return whole(o),
         },

@@ -8,7 +8,11 @@
 //! and `inlineData`); `bytes` go as standard or URL-safe base64
 //! (python-genai encodes with `urlsafe_b64encode`). The envelope holds the
 //! camelCase meaning and standard base64; how the body wrote it is kept in
-//! `shape` flags ([`shape`]) so that the replay writes the same spelling.
+//! `shape` flags ([`shape`]) so that the replay writes the same spelling:
+//! a snake_case field name among the flags (`mime_type`, `inline_data`,
+//! `system_instruction`, `function_declarations`, …) says that field was
+//! written so. Spellings mix in real bodies: python-genai sends
+//! `"inlineData": {"mime_type": …}` and `"functionDeclarations": [{"parameters_json_schema": …}]`.
 //!
 //! - `systemInstruction` (a Content) → a first `system` message, one segment
 //!   per part; its `role`, if any, verbatim.
@@ -49,8 +53,6 @@ const ME: RequestFormat = RequestFormat::Gemini;
 
 /// The `shape` flags of a Gemini envelope (docs/EXTENSIONS.md).
 pub mod shape {
-    /// The part's (or tool's, or `system_instruction`'s) field names were snake_case.
-    pub const SNAKE: &str = "snakeCase";
     /// The inline data was URL-safe base64 (`-` and `_`).
     pub const BASE64URL: &str = "base64url";
     /// A `functionCall` without `args`.
@@ -83,6 +85,13 @@ pub(crate) fn either<'a>(o: &'a Map<String, Value>, camel: &str, snake: &str) ->
         (Some(v), _) => Ok(Some((v, false))),
         (None, Some(v)) => Ok(Some((v, true))),
         (None, None) => Ok(None),
+    }
+}
+
+/// Adds the flag `snake` (the field's snake_case name) when it was written so.
+pub(crate) fn snake_flag(flags: &mut Vec<String>, snake_case: bool, snake: &str) {
+    if snake_case {
+        flags.push(snake.to_string());
     }
 }
 
@@ -237,9 +246,7 @@ fn parts_of<'a>(b: &mut Builder, c: &'a Map<String, Value>, path: &str) -> Optio
 fn system(b: &mut Builder, cx: &Cx, v: &Value, path: &str, snake: bool) {
     let Some(c) = b.object(v, path, "a Content (the system instruction)") else { return };
     let Some((parts, mut flags)) = parts_of(b, c, path) else { return };
-    if snake {
-        flags.push(shape::SNAKE.into());
-    }
+    snake_flag(&mut flags, snake, "system_instruction");
     let mut segs = Vec::new();
     for (j, p) in parts.iter().enumerate() {
         let pp = part_path(path, j, flags.iter().any(|f| f == shape::PARTS_OBJECT));
@@ -427,7 +434,7 @@ fn text(b: &mut Builder, o: &Map<String, Value>, path: &str, role: Role) -> Opti
         let sig_key = spell("thoughtSignature", "thought_signature", snake);
         let ext = Ext {
             provider: Builder::others(o, &["text", "thought", sig_key]),
-            shape: if snake { vec![shape::SNAKE.into()] } else { vec![] },
+            shape: if snake { vec!["thought_signature".into()] } else { vec![] },
             ..Ext::default()
         };
         return Some((
@@ -448,13 +455,14 @@ fn text(b: &mut Builder, o: &Map<String, Value>, path: &str, role: Role) -> Opti
     Some((role, segs))
 }
 
-/// The MIME type and its field of a Blob or FileData, in the part's spelling
-/// (`None`: the other spelling, or both, or not a string: keep the part whole).
-fn mime(d: &Map<String, Value>, snake: bool) -> Option<Option<&str>> {
-    match either(d, "mimeType", "mime_type") {
+/// A string field of a Blob or FileData in either spelling: its value and
+/// whether it was snake_case (`None`: both spellings, or not a string: keep
+/// the part whole).
+fn string_field<'a>(d: &'a Map<String, Value>, camel: &str, snake: &str) -> Option<(Option<&'a str>, bool)> {
+    match either(d, camel, snake) {
         Err(()) => None,
-        Ok(None) => Some(None),
-        Ok(Some((Value::String(m), s))) if s == snake => Some(Some(m)),
+        Ok(None) => Some((None, false)),
+        Ok(Some((Value::String(m), s))) => Some((Some(m), s)),
         Ok(Some(_)) => None,
     }
 }
@@ -468,8 +476,8 @@ fn inline_data(
     key: &str,
     snake: bool,
 ) -> Option<Option<Segment>> {
-    let mime = mime(d, snake)?;
-    let mime_key = spell("mimeType", "mime_type", snake);
+    let (mime, mime_snake) = string_field(d, "mimeType", "mime_type")?;
+    let mime_key = spell("mimeType", "mime_type", mime_snake);
     let Some(mime) = mime else {
         b.error(Rule::MissingField, join(path, mime_key), format!("missing field `{mime_key}` (expected a string)"));
         return Some(None);
@@ -482,12 +490,20 @@ fn inline_data(
         }
         Some(_) => return None,
     };
+    if let Some(bad) = data.chars().find(|c| !(c.is_ascii_alphanumeric() || "+/=-_".contains(*c))) {
+        b.error(
+            Rule::ImportBase64,
+            join(path, "data"),
+            format!("the base64 data does not decode: {bad:?} is not a base64 character"),
+        );
+        return Some(None);
+    }
+    // Both alphabets at once: kept whole, as written.
     let url_safe = alphabet(data)?;
     let std = if url_safe { to_standard(data) } else { data.clone() };
     let mut flags = Vec::new();
-    if snake {
-        flags.push(shape::SNAKE.to_string());
-    }
+    snake_flag(&mut flags, snake, key);
+    snake_flag(&mut flags, mime_snake, "mime_type");
     if url_safe {
         flags.push(shape::BASE64URL.to_string());
     }
@@ -527,28 +543,24 @@ fn file_data(
     key: &str,
     snake: bool,
 ) -> Option<Option<Segment>> {
-    let mime = mime(d, snake)?;
-    let uri_key = spell("fileUri", "file_uri", snake);
-    let uri = match either(d, "fileUri", "file_uri") {
-        Err(()) => return None,
-        Ok(None) => {
-            b.error(Rule::MissingField, join(path, uri_key), format!("missing field `{uri_key}` (expected a string)"));
-            return Some(None);
-        }
-        Ok(Some((Value::String(u), s))) if s == snake => u,
-        Ok(Some(_)) => return None,
+    let (mime, mime_snake) = string_field(d, "mimeType", "mime_type")?;
+    let (uri, uri_snake) = string_field(d, "fileUri", "file_uri")?;
+    let uri_key = spell("fileUri", "file_uri", uri_snake);
+    let Some(uri) = uri else {
+        b.error(Rule::MissingField, join(path, uri_key), format!("missing field `{uri_key}` (expected a string)"));
+        return Some(None);
     };
-    let mime_key = spell("mimeType", "mime_type", snake);
+    let mime_key = spell("mimeType", "mime_type", mime_snake);
     let mut flags = Vec::new();
-    if snake {
-        flags.push(shape::SNAKE.to_string());
-    }
+    snake_flag(&mut flags, snake, key);
+    snake_flag(&mut flags, mime_snake, "mime_type");
+    snake_flag(&mut flags, uri_snake, "file_uri");
     if mime.is_none() {
         flags.push(shape::NO_MIME.to_string());
     }
     let name = uri.trim_end_matches('/').rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or("file");
     let mut doc = forms::document_segment(name, mime.unwrap_or("application/octet-stream"), 0, "");
-    doc.url = Some(uri.clone());
+    doc.url = Some(uri.to_string());
     doc.ext =
         Ext { provider: bag(o, &[key], key, Builder::others(d, &[mime_key, uri_key])), shape: flags, ..Ext::default() };
     Some(Some(Segment::Document(doc)))
@@ -588,9 +600,7 @@ fn function_call(
     let by_name = !id.is_some_and(|id| cx.answered.contains(id));
     let mut seg = b.call_by_name(&join(path, "id"), id, name, args, by_name);
     let mut flags = Vec::new();
-    if snake {
-        flags.push(shape::SNAKE.to_string());
-    }
+    snake_flag(&mut flags, snake, key);
     if no_args {
         flags.push(shape::NO_ARGS.to_string());
     }
@@ -629,9 +639,7 @@ fn function_response(
         _ => (b.result_by_name(name, result, success)?, &["name", "response"]),
     };
     let mut flags = Vec::new();
-    if snake {
-        flags.push(shape::SNAKE.to_string());
-    }
+    snake_flag(&mut flags, snake, key);
     if let Some(e) = seg.ext_mut() {
         *e = Ext { provider: bag(o, &[key], key, Builder::others(f, known)), shape: flags, ..Ext::default() };
     }
@@ -648,7 +656,7 @@ fn tool(b: &mut Builder, v: &Value, path: &str, after_declarations: bool) -> boo
     };
     let group = match either(t, "functionDeclarations", "function_declarations") {
         Ok(Some((Value::Array(list), snake)))
-            if t.len() == 1 && !list.is_empty() && list.iter().all(|d| declaration_fits(d, snake)) =>
+            if t.len() == 1 && !list.is_empty() && list.iter().all(declaration_fits) =>
         {
             Some((list, snake))
         }
@@ -670,19 +678,19 @@ fn tool(b: &mut Builder, v: &Value, path: &str, after_declarations: bool) -> boo
             known.push("description");
         }
         let mut flags = Vec::new();
-        if snake {
-            flags.push(shape::SNAKE.to_string());
-        }
+        snake_flag(&mut flags, snake, "function_declarations");
         if k == 0 && after_declarations {
             flags.push(shape::NEW_TOOL.to_string());
         }
-        let json_key = spell("parametersJsonSchema", "parameters_json_schema", snake);
+        let json = either(d, "parametersJsonSchema", "parameters_json_schema").ok().flatten();
         let schema = if let Some(p @ Value::Object(_)) = d.get("parameters") {
             known.push("parameters");
             Some(p.clone())
-        } else if let Some(p @ Value::Object(_)) = d.get(json_key).filter(|_| !d.contains_key("parameters")) {
+        } else if let Some((p @ Value::Object(_), json_snake)) = json {
+            let json_key = spell("parametersJsonSchema", "parameters_json_schema", json_snake);
             known.push(json_key);
             flags.push(shape::JSON_SCHEMA.to_string());
+            snake_flag(&mut flags, json_snake, "parameters_json_schema");
             Some(p.clone())
         } else {
             None
@@ -694,11 +702,10 @@ fn tool(b: &mut Builder, v: &Value, path: &str, after_declarations: bool) -> boo
 }
 
 /// A declaration the envelope reads as a tool item: an object with a string
-/// `name`, and no schema field in the group's other spelling.
-fn declaration_fits(d: &Value, snake: bool) -> bool {
+/// `name`, and its JSON Schema in one spelling only.
+fn declaration_fits(d: &Value) -> bool {
     let Some(d) = d.as_object() else { return false };
-    let other = spell("parameters_json_schema", "parametersJsonSchema", snake);
-    d.get("name").is_some_and(Value::is_string) && !d.contains_key(other)
+    d.get("name").is_some_and(Value::is_string) && either(d, "parametersJsonSchema", "parameters_json_schema").is_ok()
 }
 
 #[cfg(test)]

@@ -223,6 +223,8 @@ struct Signals {
     /// Bedrock signals besides untyped content blocks (which may also be
     /// another format's blocks that lack their `type`).
     bedrock_strong: bool,
+    /// A content block with a `type` (no Bedrock block has one).
+    typed_block: bool,
 }
 
 impl Signals {
@@ -259,7 +261,7 @@ pub(crate) const BEDROCK_BLOCKS: [&str; 14] = [
 ];
 
 /// Top-level fields only a Bedrock Converse request has.
-const BEDROCK_KEYS: [&str; 9] = [
+const BEDROCK_KEYS: [&str; 11] = [
     "inferenceConfig",
     "toolConfig",
     "additionalModelRequestFields",
@@ -269,6 +271,8 @@ const BEDROCK_KEYS: [&str; 9] = [
     "requestMetadata",
     "performanceConfig",
     "serviceTier",
+    "outputConfig",
+    "projectIdentifier",
 ];
 
 /// Top-level fields of a Gemini request besides `contents` (either spelling).
@@ -323,6 +327,12 @@ pub fn detect(value: &Value) -> Result<Format, Diagnostic> {
         }
         if o.contains_key("input") || o.contains_key("instructions") {
             return Ok(Format::OpenaiResponses);
+        }
+        // A Bedrock request for a managed prompt may send no messages.
+        let bedrock_system =
+            o.get("system").and_then(Value::as_array).is_some_and(|b| !b.is_empty() && b.iter().all(bedrock_block));
+        if !o.contains_key("messages") && (bedrock_system || BEDROCK_KEYS.iter().any(|k| o.contains_key(*k))) {
+            return Ok(Format::Bedrock);
         }
         return Err(none("the body has no `messages` array, `contents`, `input` or `instructions`"));
     };
@@ -398,6 +408,7 @@ pub fn detect(value: &Value) -> Result<Format, Diagnostic> {
                 s.bedrock(format!("the untyped block messages[{i}].content[{j}]"));
                 continue;
             }
+            s.typed_block |= part.get("type").is_some();
             let ty = part.get("type").and_then(Value::as_str).unwrap_or("");
             match ty {
                 "image_url" | "input_audio" | "file" | "refusal" => {
@@ -425,7 +436,8 @@ pub fn detect(value: &Value) -> Result<Format, Diagnostic> {
     };
     // Untyped blocks beside another format's fields are that format's
     // blocks without their `type` (its import says so).
-    let bedrock = s.bedrock.filter(|_| s.bedrock_strong || (s.chat.is_none() && s.anthropic.is_none()));
+    let bedrock =
+        s.bedrock.filter(|_| s.bedrock_strong || (s.chat.is_none() && s.anthropic.is_none() && !s.typed_block));
     match (s.chat, s.anthropic, bedrock) {
         (_, Some(a), Some(b)) => Err(ambiguous(("Anthropic Messages", a), ("Bedrock Converse", b))),
         (Some(c), _, Some(b)) => Err(ambiguous(("OpenAI Chat", c), ("Bedrock Converse", b))),

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use super::{groups, holder, obj, overlay, tools, Ctx};
 use crate::diag::Notice;
 use crate::export::base64_data_url;
-use crate::import::bedrock::{format_of, shape, DOCUMENT_FORMATS, IMAGE_FORMATS, VIDEO_FORMATS};
+use crate::import::bedrock::{format_of, shape, AUDIO_FORMATS, DOCUMENT_FORMATS, IMAGE_FORMATS, VIDEO_FORMATS};
 use crate::import::TEXT_FORM;
 use crate::types::*;
 
@@ -46,25 +46,29 @@ pub fn request(envelope: &Envelope, notices: &mut Vec<Notice>) -> Value {
     if let Some(s) = system {
         body.insert("system".into(), s.into());
     }
-    body.insert("messages".into(), messages.into());
+    // No messages: none were sent (a managed prompt's request), or an empty
+    // array, kept in `params`.
+    if !messages.is_empty() {
+        body.insert("messages".into(), messages.into());
+    }
     let declared = tool_list(&mut cx);
     if !declared.is_empty() {
-        let mut config = match body.shift_remove("toolConfig") {
-            Some(Value::Object(c)) => c,
-            Some(other) => {
-                cx.notices.push(Notice::new(
-                    "params.toolConfig",
-                    format!(
-                        "`toolConfig` is {}, not an object; the tools are sent in a new one",
-                        crate::parse::type_name(&other)
-                    ),
-                ));
-                Map::new()
+        // Into the kept `toolConfig` (`toolChoice`), where it stands.
+        match body.get_mut("toolConfig") {
+            Some(Value::Object(config)) => {
+                config.insert("tools".into(), declared.into());
             }
-            None => Map::new(),
-        };
-        config.insert("tools".into(), declared.into());
-        body.insert("toolConfig".into(), Value::Object(config));
+            other => {
+                if let Some(v) = other {
+                    let found = crate::parse::type_name(v);
+                    cx.notices.push(Notice::new(
+                        "params.toolConfig",
+                        format!("`toolConfig` is {found}, not an object; the tools are sent in a new one"),
+                    ));
+                }
+                body.insert("toolConfig".into(), json!({ "tools": declared }));
+            }
+        }
     }
     notices.append(&mut cx.notices);
     Value::Object(body)
@@ -186,7 +190,7 @@ fn media(md: &Media, ext: &Ext) -> Option<Value> {
     let (key, format) = match md.media_type {
         MediaType::Image => ("image", format_of(&IMAGE_FORMATS, mime)?),
         MediaType::Video => ("video", format_of(&VIDEO_FORMATS, mime)?),
-        MediaType::Audio => return None,
+        MediaType::Audio => ("audio", format_of(&AUDIO_FORMATS, mime)?),
     };
     let inner = obj([("format", format.into()), ("source", json!({ "bytes": data }))]);
     Some(wrap(key, inner, ext))

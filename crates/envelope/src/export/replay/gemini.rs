@@ -2,9 +2,9 @@
 //! request (`import::gemini` is the other half). The body never names the
 //! model (Gemini takes it in the URL).
 //!
-//! Spelling comes back from the `shape` flags: `snakeCase` parts, tools and
-//! system instruction write snake_case field names, `base64url` inline data
-//! the URL-safe alphabet; `noRole`, `partsObject`, `contentsObject`,
+//! Spelling comes back from the `shape` flags: a snake_case field name
+//! among them (`mime_type`, `inline_data`, `system_instruction`, …) writes
+//! that field so, `base64url` inline data in the URL-safe alphabet; `noRole`, `partsObject`, `contentsObject`,
 //! `noParts`, `noArgs`, `noMime` leave out or unwrap what the body did.
 
 use serde_json::{Map, Value};
@@ -33,7 +33,7 @@ pub fn request(envelope: &Envelope, notices: &mut Vec<Notice>) -> Value {
             match &mut system {
                 None => {
                     let content = content(first, parts, None);
-                    system = Some((content, first.ext.has_shape(shape::SNAKE)));
+                    system = Some((content, first.ext.has_shape("system_instruction")));
                 }
                 Some((c, _)) => {
                     // A second system message: its parts join the instruction's.
@@ -185,11 +185,10 @@ fn parts(cx: &mut Ctx, group: &[usize]) -> Vec<Value> {
                 continue;
             }
             open_text = false;
-            let snake = ext.has_shape(shape::SNAKE);
-            let key = |camel: &'static str, snake_key: &'static str| spell(camel, snake_key, snake).to_string();
+            let key = |camel: &'static str, snake: &'static str| spell(camel, snake, ext.has_shape(snake)).to_string();
             let part = match seg {
-                Segment::Media(md) => media_part(md, snake, &ext),
-                Segment::Document(d) => document_part(d, snake, &ext),
+                Segment::Media(md) => media_part(md, &ext),
+                Segment::Document(d) => document_part(d, &ext),
                 Segment::ToolCallRequest(r) => {
                     let mut f = obj([("name", r.tool_name.clone().into())]);
                     if !(ext.has_shape(shape::NO_ARGS) && r.arguments.is_empty()) {
@@ -252,33 +251,38 @@ fn parts(cx: &mut Ctx, group: &[usize]) -> Vec<Value> {
     out
 }
 
+/// `camel`, or its snake_case spelling when the segment's flags name it.
+fn sp<'a>(ext: &Ext, camel: &'a str, snake: &'a str) -> &'a str {
+    spell(camel, snake, ext.has_shape(snake))
+}
+
 /// Inline data (`data:` URL) or a file by URL.
-fn media_part(md: &Media, snake: bool, ext: &Ext) -> Map<String, Value> {
+fn media_part(md: &Media, ext: &Ext) -> Map<String, Value> {
     match crate::export::base64_data_url(&md.url) {
-        Some((mime, data)) => inline(mime, data, snake, ext),
+        Some((mime, data)) => inline(mime, data, ext),
         None => {
-            let f = obj([(spell("fileUri", "file_uri", snake), md.url.clone().into())]);
-            obj([(spell("fileData", "file_data", snake), Value::Object(f))])
+            let f = obj([(sp(ext, "fileUri", "file_uri"), md.url.clone().into())]);
+            obj([(sp(ext, "fileData", "file_data"), Value::Object(f))])
         }
     }
 }
 
-fn inline(mime: &str, data: &str, snake: bool, ext: &Ext) -> Map<String, Value> {
+fn inline(mime: &str, data: &str, ext: &Ext) -> Map<String, Value> {
     let data = if ext.has_shape(shape::BASE64URL) { to_url_safe(data) } else { data.to_string() };
-    let d = obj([(spell("mimeType", "mime_type", snake), mime.into()), ("data", data.into())]);
-    obj([(spell("inlineData", "inline_data", snake), Value::Object(d))])
+    let d = obj([(sp(ext, "mimeType", "mime_type"), mime.into()), ("data", data.into())]);
+    obj([(sp(ext, "inlineData", "inline_data"), Value::Object(d))])
 }
 
-fn document_part(d: &Document, snake: bool, ext: &Ext) -> Map<String, Value> {
+fn document_part(d: &Document, ext: &Ext) -> Map<String, Value> {
     if let Some(data) = &d.data {
-        return inline(&d.mime_type, data, snake, ext);
+        return inline(&d.mime_type, data, ext);
     }
     let mut f = Map::new();
     if !ext.has_shape(shape::NO_MIME) {
-        f.insert(spell("mimeType", "mime_type", snake).into(), d.mime_type.clone().into());
+        f.insert(sp(ext, "mimeType", "mime_type").into(), d.mime_type.clone().into());
     }
-    f.insert(spell("fileUri", "file_uri", snake).into(), d.url.clone().unwrap_or_default().into());
-    obj([(spell("fileData", "file_data", snake), Value::Object(f))])
+    f.insert(sp(ext, "fileUri", "file_uri").into(), d.url.clone().unwrap_or_default().into());
+    obj([(sp(ext, "fileData", "file_data"), Value::Object(f))])
 }
 
 /// The `tools` array: declarations grouped into `functionDeclarations`
@@ -304,14 +308,14 @@ fn tool_list(cx: &mut Ctx) -> Vec<Value> {
             out.push(Value::Object(t.ext.provider.clone().unwrap_or_default()));
             continue;
         }
-        let snake = t.ext.has_shape(shape::SNAKE);
+        let snake = t.ext.has_shape("function_declarations");
         let mut d = obj([("name", t.name.clone().into())]);
         if !t.description.is_empty() {
             d.insert("description".into(), t.description.clone().into());
         }
         if let Some(s) = &t.schema {
             let key = if t.ext.has_shape(shape::JSON_SCHEMA) {
-                spell("parametersJsonSchema", "parameters_json_schema", snake)
+                sp(&t.ext, "parametersJsonSchema", "parameters_json_schema")
             } else {
                 "parameters"
             };
