@@ -9,6 +9,13 @@
 //! `pep lint` (an error-severity finding), `pep diff` (the documents differ;
 //! 2 when one cannot be read), `pep export --check` (the export differs from
 //! the golden file).
+//!
+//! Files of many calls (OTLP/JSON traces and logs, batch files, JSON Lines of
+//! request bodies or envelopes): `pep import` and `pep export` write one
+//! call as they write a single document, several as JSON Lines (exit 0 when
+//! at least one call was written and none failed, else 1; calls recorded
+//! without their messages are skipped with a note); `pep validate`, `pep
+//! lint` and `pep calls` report per call (see `many/`).
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -20,8 +27,10 @@ use envelope::import::{self, Format};
 use envelope::{export, parse, parse_bytes, skill, term, Diagnostic, Notice};
 
 mod budget;
+mod calls;
 mod diff;
 mod lint;
+mod many;
 mod skills;
 mod template;
 
@@ -34,10 +43,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Validate envelope files: errors exit 1; warnings go to stderr.
+    /// Validate envelope files: errors exit 1; warnings go to stderr. Files
+    /// of many calls (traces, batch files, JSON Lines) are validated per call.
     Validate {
         #[arg(required = true)]
         files: Vec<String>,
+        #[command(flatten)]
+        window: calls::Window,
     },
     /// Read an OpenAI Chat, OpenAI Responses, Anthropic Messages, Gemini
     /// generateContent or Bedrock Converse request body and print it as an
@@ -51,7 +63,14 @@ enum Command {
         /// take it in the URL); a body's own `model` wins.
         #[arg(long)]
         model: Option<String>,
-        file: String,
+        /// A request body or envelope; or files of many calls (OTLP/JSON
+        /// traces and logs given together, OpenAI or Anthropic batch files,
+        /// JSON Lines of bodies or envelopes): several calls print as JSON
+        /// Lines, one envelope a line, in start order.
+        #[arg(required = true)]
+        files: Vec<String>,
+        #[command(flatten)]
+        window: calls::Window,
     },
     /// Print the request a document sends: pretty JSON, or a cURL command.
     /// FILE is an envelope or a request body of any of the five formats.
@@ -65,7 +84,21 @@ enum Command {
         /// With --check: rewrite GOLDEN with the export.
         #[arg(long, requires = "check")]
         update: bool,
-        file: String,
+        /// Write a batch file to replay the calls: an OpenAI Batch input
+        /// file (--format openai or responses; custom_id from the call's
+        /// custom_id or trace and span ids) or an Anthropic Message Batches
+        /// request (--format anthropic).
+        #[arg(long, conflicts_with = "check")]
+        batch: bool,
+        /// An envelope or request body; or files of many calls (as for
+        /// import): several calls print as JSON Lines, one request a line,
+        /// in start order. Exit 0 when at least one call was written and
+        /// none failed (calls recorded without their messages are skipped
+        /// with a note), else 1.
+        #[arg(required = true)]
+        files: Vec<String>,
+        #[command(flatten)]
+        window: calls::Window,
     },
     /// Compare two versions of a document: messages and segments added, removed
     /// and changed, token counts, and the cache break point. Exit 0 when equal,
@@ -105,7 +138,15 @@ enum Command {
         /// Token budget of the request, overriding the configuration's max_tokens.
         #[arg(long)]
         max_tokens: Option<u64>,
+        #[command(flatten)]
+        window: calls::Window,
     },
+    /// List the calls of trace files (OTLP/JSON traces and logs), batch files
+    /// and JSON Lines of bodies: start (UTC), trace, provider, model,
+    /// messages, input tokens as recorded and as counted (o200k_base),
+    /// duration, lint findings, the last user text. Exit 1 when a line or
+    /// file could not be read (the other calls are still listed).
+    Calls(many::CallsArgs),
     /// List every rule code: area, default severity, meaning.
     Rules {
         #[arg(long, value_enum, default_value_t = lint::RulesFormat::Text)]
@@ -276,11 +317,17 @@ fn report(r: Result<(Done, bool), Failure>) -> Outcome {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Command::Validate { files } => validate(&files),
-        Command::Import { from, model, file } => import_file(&file, from.format(), model.as_deref()),
-        Command::Export { format, file, check: None, .. } => export_file(&file, format.target()),
-        Command::Export { format, file, check: Some(golden), update } => {
-            report(export_file(&file, format.target()).and_then(|out| {
+        Command::Validate { files, window } => many::validate(&files, window),
+        Command::Import { from, model, files, window } => {
+            many::import(&files, from.format(), model.as_deref(), window, |file| {
+                import_file(file, from.format(), model.as_deref())
+            })
+        }
+        Command::Export { format, files, check: None, batch, window, .. } => {
+            many::export(&files, format.target(), batch, window, |file| export_file(file, format.target()))
+        }
+        Command::Export { format, files, check: Some(golden), update, .. } => {
+            report(many::check_single(&files).and_then(|file| export_file(file, format.target())).and_then(|out| {
                 let (checked, no) = diff::check_golden(&out.stdout, &golden, update)?;
                 Ok((checked.with_stderr(out.stderr), no))
             }))
@@ -293,10 +340,10 @@ fn main() -> ExitCode {
         }
         Command::Skill { files, format } => skills::run(&files, format.unwrap_or(skills::SkillsFormat::Table)),
         Command::Tokens { file } => budget::tokens(file.as_deref()).map(Done::from),
-        Command::Lint { files, format, config, env, max_tokens } => report(
-            lint::run(&files, format, config.as_deref(), env.as_deref(), max_tokens)
-                .map(|(out, no)| (Done::from(out), no)),
-        ),
+        Command::Lint { files, format, config, env, max_tokens, window } => {
+            many::lint(&files, format, config.as_deref(), env.as_deref(), max_tokens, window)
+        }
+        Command::Calls(args) => many::calls(args),
         Command::Rules { format } => Ok(Done::from(lint::rules(format))),
         Command::Truncate { limit, step, template: Some(template), data, .. } => {
             template::truncate(&template, data.as_deref(), limit.unwrap_or(-1), step.unwrap_or(1))
@@ -346,6 +393,12 @@ pub fn leak<T>(value: T) {
 /// The bytes of a file, or of stdin for `-`.
 pub fn read(file: &str) -> Result<Vec<u8>, Failure> {
     let mut bytes = Vec::new();
+    if file == "-" {
+        // What telling the input's shape already read of stdin.
+        if let Some(b) = calls::take_stdin() {
+            return Ok(b);
+        }
+    }
     let result = if file == "-" {
         std::io::stdin().read_to_end(&mut bytes).map(|_| ())
     } else {
