@@ -135,8 +135,8 @@ rules! {
     UnansweredCall => ("unanswered-call", Envelope, Warning, "A tool call not answered before the next non-tool message (OpenAI refuses it)", "a call followed directly by a user message"),
     ResultOutOfOrder => ("result-out-of-order", Envelope, Warning, "A result that does not directly follow the assistant message of its call (OpenAI refuses it)", "a user message between a call and its result"),
     // Importing a request body (OpenAI Chat, OpenAI Responses, Anthropic Messages).
-    ImportFormat => ("import-format", Import, Error, "The body is none of the formats read: a Prompt Envelope, an OpenAI Chat, OpenAI Responses or Anthropic Messages request", "`{\"prompt\": \"hi\"}`"),
-    ImportAmbiguousFormat => ("import-ambiguous-format", Import, Error, "The body mixes fields only OpenAI Chat has with fields only Anthropic Messages has; name the format", "a `tool` message beside a top-level `system`"),
+    ImportFormat => ("import-format", Import, Error, "The body is none of the formats read: a Prompt Envelope, an OpenAI Chat, OpenAI Responses, Anthropic Messages, Gemini or Bedrock Converse request", "`{\"prompt\": \"hi\"}`"),
+    ImportAmbiguousFormat => ("import-ambiguous-format", Import, Error, "The body mixes fields only one format has with fields only another has (OpenAI Chat, Anthropic Messages, Bedrock Converse); name the format", "a `tool` message beside a top-level `system`"),
     ImportUnknownRole => ("import-unknown-role", Import, Error, "A message role the request format does not define", "`\"role\": \"model\"` in an OpenAI Chat request"),
     ImportArguments => ("import-arguments", Import, Error, "A tool call's `arguments` string is not a JSON object", "`\"arguments\": \"[1, 2]\"`"),
     ImportBase64 => ("import-base64", Import, Error, "Base64 data (an image, a file) that does not decode", "`\"data\": \"not base64!\"`"),

@@ -99,7 +99,7 @@ pub struct Ext {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub join_previous: bool,
     /// How the provider wrote what the segment holds, where its format
-    /// allows more than one way (`snakeCase`, `base64url`, … — flags read
+    /// allows more than one way (a snake_case field name, `base64url`, … — flags read
     /// only by the replay to the envelope's `source`; docs/EXTENSIONS.md).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub shape: Vec<String>,
