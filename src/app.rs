@@ -14,7 +14,7 @@ use crate::components::loader::{
 use crate::components::reports::{shown, Report};
 use crate::demos::{self, DEMOS};
 use crate::edit::Editing;
-use crate::pages::{CallsRoute, CompareRoute, DemoPage, DemoRoute, NotFound, TemplateRoute, UserDocPage};
+use crate::pages::{CallsRoute, CompareRoute, DemoPage, DemoRoute, NotFound, SkillsRoute, TemplateRoute, UserDocPage};
 use crate::router::{self, href, use_route, Route as Page};
 use crate::share;
 use crate::state::{Expansion, Prefs, Session};
@@ -36,6 +36,7 @@ fn Shell() -> impl IntoView {
     let session = Session::new();
     provide_context(session);
     provide_context(session.calls);
+    provide_context(crate::state::SkillsInbox::new());
     let prefs = Prefs::init(session);
     provide_context(prefs);
     let route = use_route();
@@ -83,6 +84,7 @@ fn Shell() -> impl IntoView {
                 <Route path=path!("/doc") view=UserDocPage/>
                 <Route path=path!("/diff") view={Lazy::<CompareRoute>::new()}/>
                 <Route path=path!("/template") view={Lazy::<TemplateRoute>::new()}/>
+                <Route path=path!("/skills") view={Lazy::<SkillsRoute>::new()}/>
                 <Route path=path!("/calls") view={Lazy::<CallsRoute>::new()}/>
                 <Route path=path!("/calls/:n") view={Lazy::<CallsRoute>::new()}/>
             </Routes>
@@ -138,7 +140,7 @@ fn Frame(children: Children) -> impl IntoView {
                 <ImportedFrom/>
             </div>
             {children()}
-            <div class="drop-hint" aria-hidden="true">"Drop a JSON file to open it: an envelope, or an OpenAI or Anthropic request; or a trace and its logs"</div>
+            <div class="drop-hint" aria-hidden="true">"Drop a JSON file to open it: an envelope, or an OpenAI or Anthropic request; or a trace and its logs; or SKILL.md files or a folder of skills"</div>
         </div>
     }
 }
@@ -200,6 +202,7 @@ fn Header() -> impl IntoView {
         Page::Doc => "Your document".to_string(),
         Page::Diff => "Compare".to_string(),
         Page::Template => "Template".to_string(),
+        Page::Skills => "Skills".to_string(),
         Page::Calls | Page::Call(_) => "Calls".to_string(),
         Page::NotFound => "Demos".to_string(),
     };
@@ -231,6 +234,8 @@ fn Header() -> impl IntoView {
                     aria-current=move || (route.get() == Page::Diff).then_some("page")>"Compare"</a>
                 <a href=href("/template") class="tool-link" data-testid="nav-template" title="Render a PromptPoet template (YAML + Jinja2)"
                     aria-current=move || (route.get() == Page::Template).then_some("page")>"Template"</a>
+                <a href=href("/skills") class="tool-link" data-testid="nav-skills" title="What the model sees of SKILL.md files, before and after loading"
+                    aria-current=move || (route.get() == Page::Skills).then_some("page")>"Skills"</a>
                 {move || session.calls.current.with(Option::is_some).then(|| view! {
                     <a href=href("/calls") class="tool-link" data-testid="nav-calls" title="The recorded calls read last"
                         aria-current=move || matches!(route.get(), Page::Calls | Page::Call(_)).then_some("page")>"Calls"</a>

@@ -822,3 +822,73 @@ pub async fn first_screen_complete() {
     });
     let _ = JsFuture::from(promise).await;
 }
+
+/// A file under dropped folders: its path from the drop (`skills/pdf/SKILL.md`)
+/// and its entry (read with [`entry_file`]).
+pub struct DroppedFile {
+    pub path: String,
+    pub entry: web_sys::FileSystemFileEntry,
+}
+
+/// Every file under dropped entries (folders walked depth first, each
+/// folder's listing read in the batches the browser gives), in the order
+/// found; at most `max` (then `true`: there were more). Folders named in
+/// `skip` are not entered.
+pub async fn dropped_files(
+    entries: Vec<web_sys::FileSystemEntry>,
+    max: usize,
+    skip: &[&str],
+) -> Result<(Vec<DroppedFile>, bool), String> {
+    let mut out = Vec::new();
+    let mut stack: Vec<web_sys::FileSystemEntry> = entries.into_iter().rev().collect();
+    while let Some(entry) = stack.pop() {
+        if entry.is_directory() {
+            if skip.contains(&entry.name().as_str()) {
+                continue;
+            }
+            let reader = entry.unchecked_ref::<web_sys::FileSystemDirectoryEntry>().create_reader();
+            let mut children = Vec::new();
+            loop {
+                let promise = js_sys::Promise::new(&mut |resolve, reject| {
+                    if let Err(e) = reader.read_entries_with_callback_and_callback(&resolve, &reject) {
+                        let _ = reject.call1(&JsValue::UNDEFINED, &e);
+                    }
+                });
+                let batch =
+                    JsFuture::from(promise).await.map_err(|e| format!("{}: {}", entry.full_path(), js_err(e)))?;
+                let batch: js_sys::Array = batch.unchecked_into();
+                if batch.length() == 0 {
+                    break;
+                }
+                children.extend(batch.iter().map(|e| e.unchecked_into::<web_sys::FileSystemEntry>()));
+            }
+            stack.extend(children.into_iter().rev());
+        } else if entry.is_file() {
+            if out.len() == max {
+                return Ok((out, true));
+            }
+            let path = entry.full_path();
+            let path = path.strip_prefix('/').unwrap_or(&path).to_string();
+            out.push(DroppedFile { path, entry: entry.unchecked_into() });
+        }
+    }
+    Ok((out, false))
+}
+
+/// The file of a dropped entry.
+pub async fn entry_file(entry: &web_sys::FileSystemFileEntry) -> Result<web_sys::File, String> {
+    let promise = js_sys::Promise::new(&mut |resolve, reject| {
+        entry.file_with_callback_and_callback(&resolve, &reject);
+    });
+    JsFuture::from(promise).await.map(JsCast::unchecked_into).map_err(js_err)
+}
+
+/// A file's path in the folder the user picked (`webkitRelativePath`:
+/// `skills/pdf/SKILL.md`), or its name when it was not picked in a folder.
+pub fn relative_path(file: &web_sys::File) -> String {
+    Reflect::get(file, &JsValue::from_str("webkitRelativePath"))
+        .ok()
+        .and_then(|v| v.as_string())
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| file.name())
+}

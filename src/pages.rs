@@ -1,5 +1,5 @@
 //! The pages the routes show: a demo, the user's document, not found, and
-//! the lazy routes (Compare, Template, Calls) whose code is a split module fetched
+//! the lazy routes (Compare, Template, Skills, Calls) whose code is a split module fetched
 //! on the route's first visit.
 
 use std::sync::Arc;
@@ -172,6 +172,11 @@ split_route!(
     /// `/template`, over the split view `components::template::TEMPLATE`.
     TemplateRoute,
     crate::components::template::TEMPLATE
+);
+split_route!(
+    /// `/skills`, over the split view `components::skills::SKILLS`.
+    SkillsRoute,
+    crate::components::skills::SKILLS
 );
 split_route!(
     /// `/calls` and `/calls/:n`, over the split view `components::calls::CALLS`.

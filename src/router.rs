@@ -31,6 +31,8 @@ pub enum Route {
     Diff,
     /// `/template`: a PromptPoet template rendered live.
     Template,
+    /// `/skills`: SKILL.md files, what the model sees before and after loading.
+    Skills,
     /// `/calls`: the recorded calls read last (a trace, a batch file).
     Calls,
     /// `/calls/:n`: call `n` (1-based, in the order read) of those.
@@ -48,6 +50,7 @@ impl Route {
             Route::Doc => "Your document".to_string(),
             Route::Diff => "Compare".to_string(),
             Route::Template => "Template".to_string(),
+            Route::Skills => "Skills".to_string(),
             Route::Calls => "Calls".to_string(),
             Route::Call(n) => format!("Call {n}"),
             Route::Demo(_) | Route::NotFound => "Page not found".to_string(),
@@ -73,6 +76,7 @@ impl Route {
             ("doc", None, _) => Route::Doc,
             ("diff", None, _) => Route::Diff,
             ("template", None, _) => Route::Template,
+            ("skills", None, _) => Route::Skills,
             ("calls", None, _) => Route::Calls,
             ("calls", Some(n), None) => call_number(n).map_or(Route::NotFound, Route::Call),
             _ => Route::NotFound,
@@ -163,6 +167,8 @@ mod tests {
         assert_eq!(Route::parse("/doc/"), Route::Doc);
         assert_eq!(Route::parse("/diff"), Route::Diff);
         assert_eq!(Route::parse("/template/"), Route::Template);
+        assert_eq!(Route::parse("/skills"), Route::Skills);
+        assert_eq!(Route::Skills.title(|_| true), "Skills · Prompt Envelope");
         assert_eq!(Route::parse("/calls"), Route::Calls);
         assert_eq!(Route::parse("/calls/12"), Route::Call(12));
         assert_eq!(Route::Call(12).title(|_| true), "Call 12 · Prompt Envelope");
@@ -177,6 +183,8 @@ mod tests {
             "/docs",
             "/diff/x",
             "/templates",
+            "/skills/x",
+            "/skill",
             "/calls/0",
             "/calls/012",
             "/calls/-1",

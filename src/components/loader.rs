@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 
 use crate::browser;
 use crate::doc::Source;
-use crate::state::{Session, LOADING_STEPS};
+use crate::state::{is_skill, Session, SkillsInbox, SkillsInput, LOADING_STEPS};
 
 /// What the user can open, for titles and hints.
 const OPENS: &str = "an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request; or many calls: an OpenTelemetry trace and its logs, a batch file, JSON Lines";
@@ -28,6 +28,19 @@ fn open_files(session: Session, files: Vec<web_sys::File>, navigate: impl Fn(&st
     });
 }
 
+/// SKILL.md files and folders go to the Skills page (`state::skills`):
+/// true when `input` was one and has gone there.
+fn to_skills(
+    inbox: Option<SkillsInbox>,
+    input: Option<SkillsInput>,
+    navigate: &impl Fn(&str, NavigateOptions),
+) -> bool {
+    let (Some(input), Some(inbox)) = (input, inbox) else { return false };
+    inbox.put(input);
+    navigate("/skills", Default::default());
+    true
+}
+
 /// The files of a file list.
 fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
     list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect()).unwrap_or_default()
@@ -38,12 +51,14 @@ fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
 pub fn OpenButton() -> impl IntoView {
     let session = Session::expect();
     let navigate = use_navigate();
+    let inbox = use_context::<SkillsInbox>();
     let on_change = move |ev: web_sys::Event| {
         let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
             return;
         };
         let files = files_of(input.files());
-        if !files.is_empty() {
+        let skills = files.iter().any(|f| is_skill(&f.name(), &[])).then(|| SkillsInput::Files(files.clone()));
+        if !files.is_empty() && !to_skills(inbox, skills, &navigate) {
             open_files(session, files, navigate.clone());
         }
         // Let the same file be picked again.
@@ -52,7 +67,7 @@ pub fn OpenButton() -> impl IntoView {
     view! {
         <label class="btn" title=format!("Open a JSON file: {OPENS}")>
             <Ico icon=Icon::FolderOpen/><span class="btn-label">" Open…"</span>
-            <input type="file" accept=".json,.jsonl,.ndjson,application/json" multiple class="visually-hidden"
+            <input type="file" accept=".json,.jsonl,.ndjson,application/json,.md,text/markdown" multiple class="visually-hidden"
                 data-testid="open-file" on:change=on_change/>
         </label>
     }
@@ -61,8 +76,12 @@ pub fn OpenButton() -> impl IntoView {
 /// Loads a file dropped anywhere on the page.
 pub fn on_drop(session: Session) -> impl Fn(web_sys::DragEvent) + Clone + 'static {
     let navigate = use_navigate();
+    let inbox = use_context::<SkillsInbox>();
     move |ev: web_sys::DragEvent| {
         ev.prevent_default();
+        if to_skills(inbox, crate::state::skills_dropped(&ev), &navigate) {
+            return;
+        }
         let files = files_of(ev.data_transfer().and_then(|d| d.files()));
         if !files.is_empty() {
             open_files(session, files, navigate.clone());
@@ -183,9 +202,17 @@ fn paste_form_now() -> AnyView {
 fn PasteFormView(form: PasteForm) -> impl IntoView {
     let session = Session::expect();
     let navigate = use_navigate();
+    let inbox = use_context::<SkillsInbox>();
     let PasteForm { text, open, area } = form;
     let load = move |_| {
-        let bytes: Arc<[u8]> = text.get_untracked().into_bytes().into();
+        let pasted = text.get_untracked();
+        let skill = is_skill("", pasted.as_bytes()).then(|| SkillsInput::Text(pasted.clone()));
+        if to_skills(inbox, skill, &navigate) {
+            open.set(false);
+            text.set(String::new());
+            return;
+        }
+        let bytes: Arc<[u8]> = pasted.into_bytes().into();
         let navigate = navigate.clone();
         leptos::task::spawn_local(async move {
             if session.open_and_show(Source::Pasted, bytes, navigate).await {

@@ -19,5 +19,6 @@ pub mod rich;
 pub mod segments;
 pub mod settings;
 pub mod shortcuts;
+pub mod skills;
 pub mod template;
 pub mod viewer;
