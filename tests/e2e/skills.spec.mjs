@@ -7,9 +7,9 @@
 // person would use it; axe-core clean; screenshots at 1400 px and 390 px,
 // light and dark.
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test, BASE, root, shotDir, newPage, axe, settle, pep, paste } from './helpers.mjs';
+import { test, BASE, DIST, root, shotDir, newPage, axe, settle, pep, paste } from './helpers.mjs';
 
 const FIXTURES = join(root, 'crates/envelope/tests/fixtures/skills');
 const HOSTILE_BODY = '# Hostile\n\n<script>window.__pwned = 1</script>\n\n<img src=x onerror="window.__pwned = 2">\n\n[link](javascript:alert(1))\n\nStill *Markdown*.';
@@ -233,6 +233,21 @@ test('skills: a pasted SKILL.md goes to the Skills page; a file without front ma
   assert.match(await page.getByTestId('skill-error').textContent(), /notes\.md.*errorline 1no YAML front matter/);
   assert.equal(await page.getByTestId('skill-card').count(), 0);
   assert.equal(await page.getByTestId('skills-open-viewer').count(), 0, 'nothing to open');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('skills: the page\'s code is a split module, fetched on the first visit of /skills, never by the first screen (release builds)', async ({ browser }) => {
+  test.skip(!readdirSync(DIST).some((f) => /-split_\w+-[0-9a-f]{16}\.wasm$/.test(f)), 'a build without split modules (debug)');
+  const { context, page } = await newPage(browser);
+  const fetched = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /-split_skills_page-[0-9a-f]{16}\.wasm$/.test(n)).length);
+  await page.goto(`${BASE}/`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.waitForTimeout(500);
+  assert.equal(await fetched(), 0, 'the first screen does not fetch the Skills page');
+  await page.getByTestId('nav-skills').click();
+  await page.getByTestId('skills-empty').waitFor();
+  assert.equal(await fetched(), 1);
   assert.deepEqual(page.errors, []);
   await context.close();
 });
