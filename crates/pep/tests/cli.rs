@@ -645,3 +645,45 @@ fn document_text_never_reaches_the_terminal_raw() {
         assert_terminal_safe(&o, f.path(), &format!("{name} truncate"));
     }
 }
+
+#[test]
+fn gemini_and_bedrock_bodies_import_with_a_model_and_export_back() {
+    let gemini = format!("{REQUESTS}/real/gemini/sdk-python-image-bytes.json");
+    let o = pep(&["import", "--from", "gemini", "--model", "gemini-2.5-flash", &gemini]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let env: serde_json::Value = serde_json::from_str(&out(&o)).unwrap();
+    assert_eq!((env["model"].as_str(), env["source"].as_str()), (Some("gemini-2.5-flash"), Some("gemini")));
+    let saved = Temp::new("gemini.envelope.json", out(&o).as_bytes());
+    let back = pep(&["export", "--format", "gemini", saved.path()]);
+    assert_eq!((back.status.code(), err(&back)), (Some(0), String::new()));
+    let sent: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join(&gemini)).unwrap()).unwrap();
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&out(&back)).unwrap(), sent);
+    let curl = pep(&["export", "--format", "curl-gemini", saved.path()]);
+    assert!(
+        out(&curl).starts_with(
+            "curl 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent' \\\n"
+        ),
+        "{}",
+        out(&curl)
+    );
+    assert!(out(&curl).contains("-H \"x-goog-api-key: $GEMINI_API_KEY\""));
+    // Without --model: the envelope names none; the command says where to put one.
+    let bare = pep(&["export", "--format", "curl-gemini", &gemini]);
+    assert!(out(&bare).contains("/models/MODEL_NAME:generateContent"));
+    assert!(err(&bare).contains(": note: model: the envelope names no model;"), "{}", err(&bare));
+    // Bedrock, detected; to Gemini it says what it cannot carry.
+    let bedrock = format!("{REQUESTS}/real/bedrock/sdk-boto3-cache-points.json");
+    let o = pep(&["export", "--format", "bedrock", &bedrock]);
+    assert_eq!((o.status.code(), err(&o)), (Some(0), String::new()));
+    let sent: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join(&bedrock)).unwrap()).unwrap();
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&out(&o)).unwrap(), sent);
+    let o = pep(&["export", "--format", "gemini", &bedrock]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(err(&o).contains("cacheControl: a cache breakpoint cannot be sent in Gemini"), "{}", err(&o));
+    // A Gemini body named as Bedrock: every error with its path.
+    let o = pep(&["import", "--from", "bedrock", &gemini]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains(": error: messages: missing field `messages`"), "{}", err(&o));
+}

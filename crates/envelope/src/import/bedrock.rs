@@ -124,8 +124,24 @@ pub(crate) fn read(body: &Map<String, Value>, b: &mut Builder) -> Map<String, Va
             format!("expected an array of system blocks, found {}", type_name(other)),
         ),
     }
-    // `messages` may be absent (a managed prompt's request); an empty array
-    // holds no message, so it stays a setting.
+    // `messages` may be absent (a managed prompt's request). A body without
+    // it that has another format's own fields (`contents`, `input`, …) is
+    // that format's, not a prompt's: an error, rather than a silent misread.
+    if !body.contains_key("messages") {
+        use crate::export::params::Provider;
+        let theirs = body.keys().find(|k| {
+            let k = k.as_str();
+            let bedrock = Provider::Bedrock.known().contains(&k) || Provider::Bedrock.reserved().contains(&k);
+            !bedrock && Provider::ALL.iter().any(|p| p.known().contains(&k) || p.reserved().contains(&k))
+        });
+        if let Some(k) = theirs {
+            b.error(
+                Rule::MissingField,
+                "messages",
+                format!("missing field `messages` (expected an array of messages; `{k}` is another format's field)"),
+            );
+        }
+    }
     let messages = b.opt(body, "", "messages", Want::Array).and_then(Value::as_array).filter(|m| !m.is_empty());
     for (i, m) in messages.into_iter().flatten().enumerate() {
         message(b, m, &format!("messages[{i}]"));
