@@ -32,8 +32,9 @@ pub const DEFAULT_WINDOW: u64 = 4096;
 /// `--window`: shared by the commands that read files of many calls.
 #[derive(clap::Args, Clone, Copy, Debug)]
 pub struct Window {
-    /// Files of many calls: how many lines (one file) a span waits for its
-    /// log events, and how many calls are held to write them in start order
+    /// Files of many calls: how many lines a span waits for its log events
+    /// (one file; given several, a trace file and its log file join whatever
+    /// their size), and how many calls are held to write them in start order
     /// (a call further out of order is written as read). Memory grows with
     /// it, not with the file.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_WINDOW, value_parser = clap::value_parser!(u64).range(1..))]

@@ -123,7 +123,9 @@ enum Command {
     Tokens { file: Option<String> },
     /// Check documents as CI would: validation plus budget, secrets, variables,
     /// cache, tools and waste rules (configured by pep.toml). Exit 1 when any
-    /// finding is an error.
+    /// finding is an error. Files of many calls (traces, batch files, JSON
+    /// Lines) are checked per call, each finding located by file, line, trace
+    /// and span ids (or custom_id), then by message and segment.
     Lint {
         #[arg(required = true)]
         files: Vec<String>,

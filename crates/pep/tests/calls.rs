@@ -435,6 +435,11 @@ fn lint_locates_each_finding_by_file_line_and_call() {
     assert!(line.starts_with(&format!("::error file={name},line=3,")), "{line}");
     assert!(line.contains("::custom_id \"leaky\": messages[0].segments[0]"), "{line}");
 
+    // The calls table shows the last user text, the key masked.
+    let o = pep(&["calls", name]);
+    assert!(out(&o).contains("Use this key: sk-proj-****"), "{}", out(&o));
+    assert!(!out(&o).contains("a1B2c3D4e5F6g7H8i9J0a1B2"));
+
     // validate: per call, errors only for what makes an envelope invalid.
     let o = pep(&["validate", name]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
@@ -668,4 +673,63 @@ fn a_closed_stdout_stops_the_reading() {
     let written = writer.join().unwrap();
     assert!(written < 2_000_000, "pep read on after its stdout closed");
     assert_ne!(status.code(), Some(101), "no panic");
+}
+
+#[test]
+fn a_collector_file_with_both_signals_joins_spans_and_events() {
+    // A Collector's file exporter writing traces and logs to one file:
+    // the lines of both, interleaved. One file is read windowed; the
+    // events still find their spans, as with the two files given together.
+    let run = "otel-openai-v2-events";
+    let files = run_files(run);
+    assert_eq!(files.len(), 2);
+    let traces = std::fs::read_to_string(root().join(&files[0])).unwrap();
+    let logs = std::fs::read_to_string(root().join(&files[1])).unwrap();
+    let (mut t, mut l) = (traces.lines(), logs.lines());
+    let mut mixed = String::new();
+    loop {
+        let (a, b) = (l.next(), t.next());
+        for x in [a, b].into_iter().flatten() {
+            mixed.push_str(x);
+            mixed.push('\n');
+        }
+        if a.is_none() && b.is_none() {
+            break;
+        }
+    }
+    let f = Temp::new("collector.jsonl", mixed.as_bytes());
+    let together = json_lines(&out(&pep(&args(&["calls", "--format", "json"], &files))));
+    let o = pep(&["calls", "--format", "json", f.path()]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let one = json_lines(&out(&o));
+    assert_eq!(one.len(), expected_calls()[run]);
+    let key = |r: &Value| (r["at"]["spanId"].clone(), r["captured"].clone(), r["messages"].clone());
+    assert_eq!(one.iter().map(key).collect::<Vec<_>>(), together.iter().map(key).collect::<Vec<_>>());
+    assert!(one.iter().all(|r| r["captured"] == true));
+}
+
+#[test]
+fn calls_of_a_batch_document_are_located_at_their_request() {
+    let file = format!("{FIX}/batch/anthropic_batch.json");
+    let text = std::fs::read_to_string(root().join(&file)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let rows = json_lines(&out(&pep(&["calls", "--format", "json", &file])));
+    assert!(rows.len() >= 10);
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["at"]["index"], i as u64);
+        let line = r["at"]["line"].as_u64().unwrap() as usize;
+        assert_eq!(lines[line - 1].trim(), "{", "requests[{i}] starts at line {line}");
+        let id = r["at"]["customId"].as_str().unwrap();
+        assert!(lines[line].contains(&format!("\"custom_id\": \"{id}\"")), "{}", lines[line]);
+    }
+}
+
+#[test]
+fn curl_exports_of_several_calls_are_one_command_each() {
+    let file = format!("{FIX}/batch/openai_batch.jsonl");
+    let n = fixture_lines(&file).len();
+    let o = pep(&["export", "--format", "curl-openai", &file]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let text = out(&o);
+    assert_eq!(text.lines().filter(|l| l.starts_with("curl ")).count(), n, "{text}");
 }

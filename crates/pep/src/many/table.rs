@@ -137,7 +137,9 @@ struct CallRow {
 
 impl CallRow {
     fn of(call: &Call, settings: &Settings) -> CallRow {
-        let row = call.summary();
+        let mut row = call.summary();
+        // As lint's outputs: a secret is never shown whole.
+        row.last_user = row.last_user.map(|t| elint::secrets::redact(&t).into_owned());
         let (counted, findings) = match (call.envelope(), lint_call(call, settings)) {
             (Some(env), Some(report)) => {
                 let tokens = report.tokens.unwrap_or_else(|| elint::Ctx::new(env, settings).total_tokens());
