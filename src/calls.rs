@@ -5,9 +5,9 @@
 //! (order, times, the tokens chart, the call to compare with).
 //!
 //! The context ([`Calls`]) is the app's (one signal); a [`Recording`]'s
-//! signals are made when a read starts, by the opening code, owned by no
-//! view (they outlive the Calls page while the user looks at a call), and
-//! disposed when the next read replaces it.
+//! signals are made when a read starts, under a root owner of their own,
+//! not a view's (they outlive the Calls page while the user looks at a
+//! call), and dropped when the next read replaces it.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -90,6 +90,8 @@ pub struct Place {
     pub scroll_top: f64,
     /// The row (position in the order) that had the focus.
     pub focus: usize,
+    /// A call was shown since: back in the table, its row takes the focus.
+    pub from_call: bool,
 }
 
 /// The recording read last.
@@ -125,6 +127,16 @@ impl PartialEq for Order {
     }
 }
 
+/// The rows' start order (the table's default order): the table's own when
+/// it is sorted so, else made (not cached: the table's stays).
+pub fn start_order(rec: Recording, shown: usize) -> Arc<Vec<u32>> {
+    let default = Table::default();
+    if rec.table.with_untracked(|t| *t == default) {
+        return cached_order(rec, shown, &default);
+    }
+    Arc::new(rec.rows.try_with_value(|r| order(&r[..shown.min(r.len())], &default)).unwrap_or_default())
+}
+
 /// The order of the first `shown` rows under `table`, computed once for
 /// them (the table and the call page ask for it; a sort of 100,000 rows is
 /// not repeated when the user opens a call).
@@ -135,25 +147,33 @@ pub fn cached_order(rec: Recording, shown: usize, table: &Table) -> Arc<Vec<u32>
     if let Some(Some(o)) = hit {
         return o;
     }
-    let o = Arc::new(rec.rows.try_with_value(|r| order(&r[..shown.min(r.len())], table)).unwrap_or_default());
+    // The same table over fewer rows: the new ones merged in.
+    let before = rec
+        .order
+        .try_with_value(|c| c.as_ref().filter(|(n, t, _)| *n < shown && t == table).map(|(n, _, o)| (*n, o.clone())))
+        .flatten();
+    let o = rec
+        .rows
+        .try_with_value(|r| {
+            let r = &r[..shown.min(r.len())];
+            match &before {
+                Some((n, old)) => extend_order(r, old, *n, table),
+                None => order(r, table),
+            }
+        })
+        .unwrap_or_default();
+    let o = Arc::new(o);
     rec.order.try_set_value(Some((shown, table.clone(), o.clone())));
     o
 }
 
-impl Recording {
-    fn dispose(self) {
-        self.meta.dispose();
-        self.rows.dispose();
-        self.shown.dispose();
-        self.table.dispose();
-        self.place.dispose();
-        self.order.dispose();
-        self.given.dispose();
-    }
-}
-
 thread_local! {
     static NUMBER: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// The owner of the recording's signals: a root of its own, not a
+    /// view's (they outlive the Calls page while a call is shown, and a
+    /// read started from a button must not go with the view the button
+    /// was in). Dropped, with them, when the next read replaces it.
+    static OWNER: std::cell::RefCell<Option<Owner>> = const { std::cell::RefCell::new(None) };
 }
 
 /// `a`, `a and b`, `a, b and c`.
@@ -176,7 +196,8 @@ pub fn start(calls: Calls, given: Vec<Given>) {
         n.get()
     });
     let list: Vec<String> = given.iter().map(Given::name).collect();
-    let rec = Recording {
+    let owner = Owner::new_root(None);
+    let rec = owner.with(|| Recording {
         number,
         meta: RwSignal::new(Meta {
             names: names(&list),
@@ -189,11 +210,15 @@ pub fn start(calls: Calls, given: Vec<Given>) {
         place: StoredValue::new(Place::default()),
         order: StoredValue::new(None),
         given: StoredValue::new_local(given),
-    };
-    let old = calls.current.get_untracked();
+    });
+    let old = OWNER.with(|o| o.replace(Some(owner)));
     calls.current.set(Some(rec));
     if let Some(old) = old {
-        old.dispose();
+        // Once the views of it are gone (they go with the next render).
+        leptos::task::spawn_local(async move {
+            crate::browser::sleep(1000).await;
+            drop(old);
+        });
     }
     leptos::task::spawn_local(read(rec));
 }
@@ -324,16 +349,29 @@ fn cmp_by(col: Col, a: &Row, b: &Row) -> Ordering {
         Col::Messages => a.messages.cmp(&b.messages),
         Col::Input => cmp_opt(a.input_tokens, b.input_tokens),
         Col::Duration => cmp_opt(a.duration_ns, b.duration_ns),
-        Col::Findings => (a.notices + a.errors).cmp(&(b.notices + b.errors)),
+        Col::Findings => {
+            (u64::from(a.notices) + u64::from(a.errors)).cmp(&(u64::from(b.notices) + u64::from(b.errors)))
+        }
         Col::Text => cmp_opt(a.last_user.as_deref(), b.last_user.as_deref()),
     }
 }
 
-/// Whether a row shows under the filter's words (lowercase).
-fn matches(r: &Row, words: &[String]) -> bool {
-    if words.is_empty() {
+/// Whether `hay` contains `needle` (lowercase), in any case: ASCII
+/// compared byte by byte without a copy, anything else lowercased first.
+fn contains_ci(hay: &str, needle: &str) -> bool {
+    if needle.is_empty() {
         return true;
     }
+    if hay.is_ascii() && needle.is_ascii() {
+        let (h, n) = (hay.as_bytes(), needle.as_bytes());
+        return h.len() >= n.len()
+            && h.windows(n.len()).any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b));
+    }
+    hay.to_lowercase().contains(needle)
+}
+
+/// Whether a row shows under the filter's words (lowercase).
+fn matches(r: &Row, words: &[String]) -> bool {
     let fields = [
         r.provider.as_deref(),
         r.model.as_deref(),
@@ -342,33 +380,86 @@ fn matches(r: &Row, words: &[String]) -> bool {
         r.last_user.as_deref(),
         Some(r.at.file.as_str()),
     ];
-    let lower: Vec<String> = fields.iter().flatten().map(|f| f.to_lowercase()).collect();
-    words.iter().all(|w| lower.iter().any(|f| f.contains(w.as_str())))
+    words.iter().all(|w| fields.iter().flatten().any(|f| contains_ci(f, w)))
+}
+
+/// How two rows stand in the table's order: missing values last both
+/// ways; ties in the order read.
+fn compare(a: &Row, b: &Row, table: &Table) -> Ordering {
+    let col = table.sort;
+    let o = match (has_key(a, col), has_key(b, col)) {
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        _ => {
+            let o = cmp_by(col, a, b);
+            if table.ascending {
+                o
+            } else {
+                o.reverse()
+            }
+        }
+    };
+    o.then(a.index.cmp(&b.index))
+}
+
+/// The rows `from..` that show under the table's filter, in its order.
+fn order_from(rows: &[Row], from: usize, table: &Table) -> Vec<u32> {
+    let words: Vec<String> = table.filter.split_whitespace().map(str::to_lowercase).collect();
+    let shown = (from as u32..rows.len() as u32).filter(|&i| words.is_empty() || matches(&rows[i as usize], &words));
+    if let Some(key) = number_key(table.sort) {
+        // Numbers: sorted on (missing, key, index) triples, no comparator.
+        let mut keyed: Vec<(bool, u64, u32)> = shown
+            .map(|i| {
+                let k = key(&rows[i as usize]);
+                let v = k.unwrap_or(0);
+                (k.is_none(), if table.ascending { v } else { u64::MAX - v }, i)
+            })
+            .collect();
+        keyed.sort_unstable();
+        return keyed.into_iter().map(|(_, _, i)| i).collect();
+    }
+    let mut out: Vec<u32> = shown.collect();
+    out.sort_by(|&i, &j| compare(&rows[i as usize], &rows[j as usize], table));
+    out
+}
+
+/// A numeric column's value (`None`: missing), as [`cmp_by`] compares it.
+fn number_key(col: Col) -> Option<fn(&Row) -> Option<u64>> {
+    Some(match col {
+        Col::Number => |r| Some(u64::from(r.index)),
+        Col::Start => |r| r.start_ns,
+        Col::Messages => |r| Some(u64::from(r.messages)),
+        Col::Input => |r| r.input_tokens,
+        Col::Duration => |r| r.duration_ns,
+        Col::Findings => |r| Some(u64::from(r.notices) + u64::from(r.errors)),
+        Col::Trace | Col::Provider | Col::Model | Col::Text => return None,
+    })
 }
 
 /// The rows the table shows, in its order: positions into `rows`.
-/// Missing values sort last both ways; ties keep the order read.
 pub fn order(rows: &[Row], table: &Table) -> Vec<u32> {
-    let words: Vec<String> = table.filter.split_whitespace().map(str::to_lowercase).collect();
-    let mut out: Vec<u32> = (0..rows.len() as u32).filter(|&i| matches(&rows[i as usize], &words)).collect();
-    let col = table.sort;
-    out.sort_by(|&i, &j| {
-        let (a, b) = (&rows[i as usize], &rows[j as usize]);
-        let (ka, kb) = (has_key(a, col), has_key(b, col));
-        let o = match (ka, kb) {
-            (true, false) => Ordering::Less,
-            (false, true) => Ordering::Greater,
-            _ => {
-                let o = cmp_by(col, a, b);
-                if table.ascending {
-                    o
-                } else {
-                    o.reverse()
-                }
-            }
-        };
-        o.then(a.index.cmp(&b.index))
-    });
+    order_from(rows, 0, table)
+}
+
+/// The order of `rows` given `old`, the order of `rows[..from]` under the
+/// same table: the new rows sorted and merged in (linear in the rows
+/// already ordered: while reading, the table catches up without sorting
+/// every row again).
+pub fn extend_order(rows: &[Row], old: &[u32], from: usize, table: &Table) -> Vec<u32> {
+    let new = order_from(rows, from, table);
+    let mut out = Vec::with_capacity(old.len() + new.len());
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() && j < new.len() {
+        if compare(&rows[new[j] as usize], &rows[old[i] as usize], table) == Ordering::Less {
+            out.push(new[j]);
+            j += 1;
+        } else {
+            out.push(old[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&old[i..]);
+    out.extend_from_slice(&new[j..]);
     out
 }
 
@@ -442,7 +533,11 @@ pub struct Bar {
 /// Input tokens per call in start order, as at most `max` bars (each the
 /// mean of a run of consecutive calls when there are more calls than bars).
 pub fn bars(rows: &[Row], max: usize) -> Vec<Bar> {
-    let by_start = order(rows, &Table::default());
+    bars_of(rows, &order(rows, &Table::default()), max)
+}
+
+/// [`bars`], given the rows' start order (`by_start`: the table's default order).
+pub fn bars_of(rows: &[Row], by_start: &[u32], max: usize) -> Vec<Bar> {
     let n = by_start.len();
     if n == 0 || max == 0 {
         return vec![];
@@ -518,6 +613,44 @@ mod tests {
         assert_eq!(order(&r, &t("number 3")), [3]);
         assert_eq!(order(&r, &t("  ")), [1, 3, 0, 2]);
         assert!(order(&r, &t("nothing-like-it")).is_empty());
+    }
+
+    #[test]
+    fn rows_added_merge_into_the_order_as_a_full_sort_would() {
+        let many: Vec<Row> = (0..500u32)
+            .map(|i| {
+                let start = (i % 7 != 0).then_some(u64::from(i * 7919 % 1000));
+                row(
+                    i,
+                    start,
+                    Some(["aa", "bb", "cc"][i as usize % 3]),
+                    ["gpt-4o", "claude-x", "gpt-4o-mini"][i as usize % 3],
+                    (i % 5 != 0).then_some(u64::from(i * 31 % 97)),
+                )
+            })
+            .collect();
+        for table in [
+            Table::default(),
+            Table { sort: Col::Input, ascending: false, filter: String::new() },
+            Table { sort: Col::Model, ascending: true, filter: "GPT".into() },
+            Table { sort: Col::Trace, ascending: false, filter: "number 1".into() },
+        ] {
+            let mut o = order(&many[..0], &table);
+            let mut n = 0;
+            for step in [1, 7, 60, 132, 300] {
+                o = extend_order(&many[..n + step], &o, n, &table);
+                n += step;
+                assert_eq!(o, order(&many[..n], &table), "{table:?} at {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn case_is_ignored_in_any_script() {
+        assert!(contains_ci("GPT-4o-Mini", "4o-mini"));
+        assert!(!contains_ci("gpt", "gpt-4"));
+        assert!(contains_ci("Ärger im Büro", "büro"));
+        assert!(contains_ci("x", ""));
     }
 
     #[test]

@@ -24,7 +24,7 @@ use crate::components::segments::SegmentView;
 use crate::components::viewer::Viewer;
 use crate::doc::{Doc, Source};
 use crate::format::{count, megabytes};
-use crate::router::{href, use_navigate, use_route, Route as Page};
+use crate::router::{href, use_navigate};
 use crate::state::Session;
 use crate::worker::recorded::{self as engine, Reply, Row};
 use envelope::display::thousands;
@@ -40,9 +40,12 @@ const BARS: usize = 60;
 #[component]
 pub fn CallsPage() -> impl IntoView {
     let calls = Calls::expect();
-    let route = use_route();
+    // `/calls/:n` has the parameter, `/calls` not (each route makes its own view).
+    let params = leptos_router::hooks::use_params_map();
+    // `Some(None)`: a parameter that is no call's number.
+    let call = move || params.with(|p| p.get("n").map(|n| crate::router::call_number(&n)));
     move || {
-        match (route.get(), calls.current.get()) {
+        match (call(), calls.current.get()) {
         (_, None) => view! {
             <main class="empty pad" id="main" tabindex="-1" data-testid="calls-none">
                 <h2>"No calls read yet"</h2>
@@ -51,7 +54,15 @@ pub fn CallsPage() -> impl IntoView {
             </main>
         }
         .into_any(),
-        (Page::Call(n), Some(rec)) => view! { <CallPage rec number=n/> }.into_any(),
+        (Some(None), _) => view! {
+            <main class="empty pad" id="main" tabindex="-1" data-testid="not-found">
+                <h2>"Page not found"</h2>
+                <p>"There is no such call."</p>
+                <p><a href=href("/calls")>"Back to calls"</a></p>
+            </main>
+        }
+        .into_any(),
+        (Some(Some(n)), Some(rec)) => view! { <CallPage rec number=n/> }.into_any(),
         (_, Some(rec)) => view! { <CallsTable rec/> }.into_any(),
     }
     }
@@ -113,9 +124,11 @@ fn Summary(rec: Recording) -> impl IntoView {
         .into_any(),
     }
     };
+    let done = Memo::new(move |_| phase.with(|p| *p == Phase::Done));
     let figures = Memo::new(move |_| {
         let n = rec.shown.get();
-        rec.rows.with_value(|r| Figures::of(&r[..n.min(r.len())]))
+        let done = done.get();
+        rec.rows.with_value(|r| Figures::of(&r[..n.min(r.len())], done))
     });
     let outcome = Memo::new(move |_| rec.meta.with(|m| m.outcome.clone()));
     view! {
@@ -133,11 +146,12 @@ fn Summary(rec: Recording) -> impl IntoView {
                                 <li class="warn-text">{format!("{} without (content not captured)", thousands((f.calls - f.captured) as u64))}</li>
                             })}
                             {(f.stated > 0).then(|| view! {
-                                <li>{format!("input tokens as recorded: {} in all, {} per call (median)", thousands(f.tokens), thousands(f.median))}</li>
+                                <li>{format!("input tokens as recorded: {} in all{}", thousands(f.tokens),
+                                    f.median.map(|m| format!(", {} per call (median)", thousands(m))).unwrap_or_default())}</li>
                             })}
                             <li>{count(f.findings, "finding")}</li>
                         </ul>
-                        <Chart rec/>
+                        {move || done.get().then(|| view! { <Chart rec/> })}
                     </div>
                 })
             }}
@@ -191,32 +205,41 @@ struct Figures {
     /// Calls that state their input tokens, their sum and median.
     stated: usize,
     tokens: u64,
-    median: u64,
+    /// Once the file is read (a sort of every row's count).
+    median: Option<u64>,
     findings: usize,
 }
 
 impl Figures {
-    fn of(rows: &[Row]) -> Figures {
-        let mut tokens: Vec<u64> = rows.iter().filter_map(|r| r.input_tokens).collect();
-        tokens.sort_unstable();
-        Figures {
-            calls: rows.len(),
-            captured: rows.iter().filter(|r| r.captured).count(),
-            stated: tokens.len(),
-            tokens: tokens.iter().sum(),
-            median: tokens.get(tokens.len() / 2).copied().unwrap_or(0),
-            findings: rows.iter().map(|r| (r.notices + r.errors) as usize).sum(),
+    /// Linear while reading; with `whole`, the median too.
+    fn of(rows: &[Row], whole: bool) -> Figures {
+        let mut f = Figures { calls: rows.len(), ..Figures::default() };
+        for r in rows {
+            f.captured += usize::from(r.captured);
+            f.findings += r.notices as usize + r.errors as usize;
+            if let Some(t) = r.input_tokens {
+                f.stated += 1;
+                f.tokens += t;
+            }
         }
+        if whole && f.stated > 0 {
+            let mut tokens: Vec<u64> = rows.iter().filter_map(|r| r.input_tokens).collect();
+            tokens.sort_unstable();
+            f.median = tokens.get(tokens.len() / 2).copied();
+        }
+        f
     }
 }
 
 /// Input tokens per call (as recorded) in start order: SVG bars, each the
-/// mean of a run of calls when there are more calls than bars.
+/// mean of a run of calls when there are more calls than bars (drawn once
+/// the file is read: it sorts every row by start time).
 #[component]
 fn Chart(rec: Recording) -> impl IntoView {
     let bars = Memo::new(move |_| {
         let n = rec.shown.get();
-        rec.rows.with_value(|r| calls::bars(&r[..n.min(r.len())], BARS))
+        let by_start = calls::start_order(rec, n);
+        rec.rows.with_value(|r| calls::bars_of(&r[..n.min(r.len())], &by_start, BARS))
     });
     move || {
         let bars = bars.get();
@@ -328,10 +351,10 @@ const HEADS: &[Head] = &[
     Head { col: Col::Trace, name: "Trace", desc_first: false, class: "c-trace" },
     Head { col: Col::Provider, name: "Provider", desc_first: false, class: "c-provider" },
     Head { col: Col::Model, name: "Model", desc_first: false, class: "c-model" },
-    Head { col: Col::Messages, name: "Messages", desc_first: true, class: "c-n" },
-    Head { col: Col::Input, name: "Input tokens", desc_first: true, class: "c-n" },
-    Head { col: Col::Duration, name: "Duration", desc_first: true, class: "c-n" },
-    Head { col: Col::Findings, name: "Findings", desc_first: true, class: "c-n" },
+    Head { col: Col::Messages, name: "Messages", desc_first: true, class: "c-n c-msgs" },
+    Head { col: Col::Input, name: "Input tokens", desc_first: true, class: "c-n c-input" },
+    Head { col: Col::Duration, name: "Duration", desc_first: true, class: "c-n c-dur" },
+    Head { col: Col::Findings, name: "Findings", desc_first: true, class: "c-n c-find" },
     Head { col: Col::Text, name: "Last user text", desc_first: false, class: "c-text" },
 ];
 
@@ -358,6 +381,18 @@ fn Rows(rec: Recording, order: Memo<calls::Order>) -> impl IntoView {
         let Some(el) = scroller.get() else { return false };
         ro.observe(&el);
         el.set_scroll_top(place.scroll_top as i32);
+        if place.from_call {
+            // Back from a call: its row has the focus (a keyboard user goes on from there).
+            rec.place.try_update_value(|p| p.from_call = false);
+            leptos::task::spawn_local(async move {
+                browser::next_frame().await;
+                browser::next_frame().await;
+                let Some(el) = scroller.try_get_untracked().flatten() else { return };
+                if let Ok(Some(link)) = el.query_selector(&format!("tr[data-pos=\"{}\"] a", place.focus)) {
+                    browser::focus(&link);
+                }
+            });
+        }
         true
     });
     let range = Memo::new(move |_| {
@@ -382,7 +417,7 @@ fn Rows(rec: Recording, order: Memo<calls::Order>) -> impl IntoView {
         }
     });
     let on_scroll = move |_| {
-        if let Some(el) = scroller.get_untracked() {
+        if let Some(el) = scroller.try_get_untracked().flatten() {
             let t = el.scroll_top() as f64;
             top.set(t);
             rec.place.try_update_value(|p| p.scroll_top = t);
@@ -397,7 +432,7 @@ fn Rows(rec: Recording, order: Memo<calls::Order>) -> impl IntoView {
         let q = q.min(n - 1);
         focus.set(q);
         rec.place.try_update_value(|p| p.focus = q);
-        let Some(el) = scroller.get_untracked() else { return };
+        let Some(el) = scroller.try_get_untracked().flatten() else { return };
         let head = el.query_selector("thead").ok().flatten().map_or(0.0, |h| h.client_height() as f64);
         let (t, h) = (el.scroll_top() as f64, el.client_height() as f64);
         let y = q as f64 * ROW_H;
@@ -409,7 +444,7 @@ fn Rows(rec: Recording, order: Memo<calls::Order>) -> impl IntoView {
         top.set(el.scroll_top() as f64);
         leptos::task::spawn_local(async move {
             browser::next_frame().await;
-            let Some(el) = scroller.get_untracked() else { return };
+            let Some(el) = scroller.try_get_untracked().flatten() else { return };
             if let Ok(Some(link)) = el.query_selector(&format!("tr[data-pos=\"{q}\"] a")) {
                 browser::focus(&link);
             }
@@ -510,7 +545,7 @@ fn CallRow(
     let n = row.index + 1;
     let trace = row.at.trace_id.clone().unwrap_or_default();
     let short: String = trace.chars().take(8).collect();
-    let findings = row.notices + row.errors;
+    let findings = u64::from(row.notices) + u64::from(row.errors);
     let text = match (&row.last_user, row.captured, row.messages) {
         (_, false, _) => view! {
             <span class="badge warn" title="The recording has this call but not its messages: see the summary for how to capture them">"content not captured"</span>
@@ -541,10 +576,10 @@ fn CallRow(
             <td class="c-trace mono" title=trace.clone()>{if short.is_empty() { "—".to_string() } else { short }}</td>
             <td class="c-provider">{row.provider.clone().unwrap_or_else(|| "—".into())}</td>
             <td class="c-model" title=row.model.clone().unwrap_or_default()>{row.model.clone().unwrap_or_else(|| "—".into())}</td>
-            <td class="c-n">{row.messages}</td>
-            <td class="c-n">{row.input_tokens.map_or_else(|| "—".to_string(), thousands)}</td>
-            <td class="c-n">{row.duration_ns.map_or_else(|| "—".to_string(), calls::duration)}</td>
-            <td class="c-n" class:bad={row.errors > 0}
+            <td class="c-n c-msgs">{row.messages}</td>
+            <td class="c-n c-input">{row.input_tokens.map_or_else(|| "—".to_string(), thousands)}</td>
+            <td class="c-n c-dur">{row.duration_ns.map_or_else(|| "—".to_string(), calls::duration)}</td>
+            <td class="c-n c-find" class:bad={row.errors > 0}
                 title=format!("{} · {}", count(row.notices as usize, "notice"), count(row.errors as usize, "error"))>{findings}</td>
             <td class="c-text">{text}</td>
         </tr>
@@ -644,6 +679,7 @@ fn CallPage(rec: Recording, number: u32) -> impl IntoView {
         if let (Some(p), ..) = place.get() {
             rec.place.try_update_value(|pl| {
                 pl.focus = p;
+                pl.from_call = true;
                 let y = p as f64 * ROW_H;
                 if y < pl.scroll_top || y > pl.scroll_top + browser::viewport().1 * 0.6 {
                     pl.scroll_top = (y - ROW_H * 3.0).max(0.0);
@@ -845,7 +881,7 @@ fn Output(doc: Arc<Doc>, reasons: Vec<String>) -> impl IntoView {
             <h2 id="output-title" class="output-title">"The model's reply, as recorded"</h2>
             <p class="muted">"Output, not part of the request: it is not in the export."</p>
             <Provider value=CurrentDoc(doc.clone())>
-                <ol class="messages output">{messages}</ol>
+                <ol class="output-list">{messages}</ol>
             </Provider>
         </section>
     }
