@@ -80,6 +80,10 @@ impl Drop for Temp {
 }
 
 /// SOURCES.md's table: run → LLM-call spans (the column found by its header).
+/// The CLI streams (`Reader::line`): it gives each call as its line completes
+/// it, so a request recorded by two instrumentations (the Anthropic runs
+/// under OpenLLMetry and OpenInference) is listed twice, one row per span —
+/// unlike `recorded::read`, which folds them (D151).
 fn expected_calls() -> HashMap<String, usize> {
     let text = std::fs::read_to_string(root().join(FIX).join("traces/SOURCES.md")).unwrap();
     let mut m = HashMap::new();

@@ -16,6 +16,16 @@
 //!   an agent, tool, workflow or embeddings span, a framework's span without
 //!   a model call — is **not** a call (counted in [`Finished::skipped_spans`]);
 //! - log events whose span never came (events-only call, with a notice);
+//! - one request recorded by two instrumentations (the Anthropic SDK's own
+//!   span, scope `com.anthropic.sdk.python`, inside OpenInference's span or
+//!   beside OpenLLMetry's) is **one** call: [`fold`] joins two calls of one
+//!   trace from different scopes whose times overlap, one span the other's
+//!   parent or both children of one span, models agreeing when both are
+//!   known. It keeps the one with the request captured (both: more
+//!   messages, then segments; a tie: the parent, then the earlier), fills
+//!   what it lacks (usage counts, output, model) from the other and names
+//!   the other in a notice (`also recorded by <scope> span <id> …`). Two
+//!   calls of one scope are never folded (parallel requests);
 //! - a line of an OpenAI Batch input file, a request of an Anthropic Message
 //!   Batch, a line (or a whole file) holding a request body or an envelope.
 //!
@@ -64,6 +74,12 @@
 //!   calls emitted (all of them for `new`: 64 bytes a call; `n` lines' worth
 //!   when windowed) so that events arriving after their call was emitted are
 //!   counted ([`Finished::late_events`]) rather than made a second call.
+//!   The reader folds ([`fold`]) only what it still holds: the calls of one
+//!   [`Reader::file`] and those [`Reader::finish`] lets go. A call
+//!   [`Reader::line`] gives was emitted when its line completed it, before
+//!   the other instrumentation's span of that request may be read: a
+//!   streaming caller gets both, and folds what it collected with [`fold`]
+//!   if it wants one.
 //!
 //! A file is JSON Lines when its first line is a JSON value on its own
 //! ([`is_json_lines`]); otherwise it is one JSON document (an OTLP request
@@ -86,6 +102,7 @@
 //!     .waiting() -> usize
 //!     .finish() -> Finished { calls, notes, skipped_spans, late_events }
 //! sort(&mut [Call])                       // by start time, untimed after
+//! fold(Vec<Call>) -> Vec<Call>            // one request recorded by two scopes → one call
 //! is_json_lines(text) -> bool
 //! Call { at, start_ns, end_ns, name, parent_span_id, scope, provider, model, dialect,
 //!        content: Captured(Box<Envelope>) | NotCaptured { how, params },
@@ -565,6 +582,7 @@ pub fn read(files: &[(&str, &str)]) -> Result<Recorded, Vec<Error>> {
     }
     let finished = reader.finish();
     calls.extend(finished.calls);
+    let mut calls = fold(calls);
     sort(&mut calls);
     Ok(Recorded {
         calls,
@@ -572,6 +590,125 @@ pub fn read(files: &[(&str, &str)]) -> Result<Recorded, Vec<Error>> {
         skipped_spans: finished.skipped_spans,
         late_events: finished.late_events,
     })
+}
+
+/// Whether two calls are one request recorded twice: the same trace, two
+/// different instrumentation scopes, overlapping times, one span the
+/// other's parent or both the children of one span, and the same model
+/// when both name one. Two calls of one scope are never one (parallel
+/// requests are separate calls).
+fn same_request(a: &Call, b: &Call) -> bool {
+    let (Some(ta), Some(tb)) = (&a.at.trace_id, &b.at.trace_id) else { return false };
+    let (Some(sa), Some(sb)) = (&a.at.span_id, &b.at.span_id) else { return false };
+    let (Some(ca), Some(cb)) = (&a.scope, &b.scope) else { return false };
+    let (Some(a0), Some(a1), Some(b0), Some(b1)) = (a.start_ns, a.end_ns, b.start_ns, b.end_ns) else { return false };
+    let related = a.parent_span_id.as_ref() == Some(sb)
+        || b.parent_span_id.as_ref() == Some(sa)
+        || (a.parent_span_id.is_some() && a.parent_span_id == b.parent_span_id);
+    let models = match (&a.model, &b.model) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    };
+    ta == tb && sa != sb && ca != cb && a0 <= b1 && b0 <= a1 && related && models
+}
+
+/// How much of the request a call holds: (captured, messages, segments).
+fn held(c: &Call) -> (bool, usize, usize) {
+    match c.envelope() {
+        Some(e) => (true, e.messages.len(), e.messages.iter().map(|m| m.segments.len()).sum()),
+        None => (false, 0, 0),
+    }
+}
+
+/// Folds `gone` into `kept`: what `kept` lacks (output, usage counts,
+/// model, provider) is taken from `gone`, and a notice names `gone`.
+fn absorb(kept: &mut Call, gone: Call) {
+    if kept.output.is_none() {
+        kept.output = gone.output;
+    }
+    let (k, g) = (&mut kept.usage, gone.usage);
+    for (k, g) in [
+        (&mut k.input_tokens, g.input_tokens),
+        (&mut k.output_tokens, g.output_tokens),
+        (&mut k.cache_read_input_tokens, g.cache_read_input_tokens),
+        (&mut k.cache_creation_input_tokens, g.cache_creation_input_tokens),
+        (&mut k.reasoning_output_tokens, g.reasoning_output_tokens),
+        (&mut k.total_tokens, g.total_tokens),
+    ] {
+        if k.is_none() {
+            *k = g;
+        }
+    }
+    if kept.model.is_none() {
+        kept.model = gone.model;
+    }
+    if kept.provider.is_none() {
+        kept.provider = gone.provider;
+    }
+    if kept.error_status.is_none() {
+        kept.error_status = gone.error_status;
+    }
+    kept.notices.push(Notice::new(
+        "",
+        format!(
+            "also recorded by {} span {} ({}): one request, listed once",
+            gone.scope.as_deref().unwrap_or("another instrumentation"),
+            gone.at.span_id.as_deref().unwrap_or("?"),
+            gone.at,
+        ),
+    ));
+}
+
+/// Folds calls that are one request recorded by two instrumentations
+/// ([`same_request`]: the Anthropic SDK's own span inside OpenInference's,
+/// beside OpenLLMetry's) into one. The call kept is the one with the
+/// request captured (both: the one with more messages, then segments; a
+/// tie: the parent, else the earlier); the order of the others is kept.
+pub fn fold(calls: Vec<Call>) -> Vec<Call> {
+    let mut by_trace: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, c) in calls.iter().enumerate() {
+        if let (Some(t), Some(_)) = (&c.at.trace_id, &c.scope) {
+            by_trace.entry(t.as_str()).or_default().push(i);
+        }
+    }
+    // (kept, gone) pairs, each call folded at most once into another.
+    let mut into: HashMap<usize, usize> = HashMap::new();
+    let mut taken: HashSet<usize> = HashSet::new();
+    let mut groups: Vec<&Vec<usize>> = by_trace.values().filter(|g| g.len() > 1).collect();
+    groups.sort_by_key(|g| g[0]);
+    for group in groups {
+        for (x, &i) in group.iter().enumerate() {
+            for &j in &group[x + 1..] {
+                if taken.contains(&i) || taken.contains(&j) || !same_request(&calls[i], &calls[j]) {
+                    continue;
+                }
+                let (a, b) = (&calls[i], &calls[j]);
+                let order = held(a).cmp(&held(b)).then_with(|| {
+                    let a_parent = b.parent_span_id.is_some() && b.parent_span_id == a.at.span_id;
+                    let b_parent = a.parent_span_id.is_some() && a.parent_span_id == b.at.span_id;
+                    a_parent.cmp(&b_parent).then_with(|| b.start_ns.cmp(&a.start_ns))
+                });
+                let (kept, gone) = if order.is_lt() { (j, i) } else { (i, j) };
+                taken.insert(gone);
+                into.insert(gone, kept);
+            }
+        }
+    }
+    if into.is_empty() {
+        return calls;
+    }
+    let mut slots: Vec<Option<Call>> = calls.into_iter().map(Some).collect();
+    let mut gone: Vec<usize> = into.keys().copied().collect();
+    gone.sort_unstable();
+    for g in gone {
+        let kept = into[&g];
+        if let Some(call) = slots[g].take() {
+            if let Some(k) = slots[kept].as_mut() {
+                absorb(k, call);
+            }
+        }
+    }
+    slots.into_iter().flatten().collect()
 }
 
 /// Sorts calls by start time; calls without one keep their order, after.
@@ -674,7 +811,7 @@ impl Reader {
     pub fn file(&mut self, name: &str, text: &str) -> Result<Vec<Call>, Vec<Error>> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if !is_json_lines(text) {
-            return self.document(At::file(name), text);
+            return self.document(At::file(name), text).map(fold);
         }
         let mut calls = Vec::new();
         let mut errors = Vec::new();
@@ -685,7 +822,7 @@ impl Reader {
             }
         }
         if errors.is_empty() {
-            Ok(calls)
+            Ok(fold(calls))
         } else {
             Err(errors)
         }
@@ -877,6 +1014,7 @@ impl Reader {
         for key in order {
             calls.extend(self.release(&key));
         }
+        let calls = fold(calls);
         Finished { calls, notes: self.notes, skipped_spans: self.skipped_spans, late_events: self.late_events }
     }
 }
@@ -884,6 +1022,103 @@ impl Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn span_call(span: &str, parent: Option<&str>, scope: &str, times: (u64, u64), messages: usize) -> Call {
+        let content = if messages == 0 {
+            Content::NotCaptured { how: "turn it on".into(), params: None }
+        } else {
+            let messages: Vec<Value> = (0..messages)
+                .map(|i| {
+                    serde_json::json!({"id": format!("m{i}"), "role": "user", "timestamp": 0,
+                    "segments": [{"kind": "text", "content": "hi"}]})
+                })
+                .collect();
+            let doc = serde_json::json!({"version": "1.0", "messages": messages}).to_string();
+            Content::Captured(Box::new(crate::parse::parse(&doc).unwrap().envelope))
+        };
+        Call {
+            at: At { trace_id: Some("t1".into()), span_id: Some(span.into()), ..At::line("traces.jsonl", Some(1)) },
+            start_ns: Some(times.0),
+            end_ns: Some(times.1),
+            name: None,
+            parent_span_id: parent.map(str::to_string),
+            scope: Some(scope.into()),
+            provider: Some("anthropic".into()),
+            model: Some("claude-haiku-4-5".into()),
+            dialect: Dialect::Genai,
+            content,
+            output: None,
+            usage: Usage::default(),
+            error_status: None,
+            notices: vec![],
+            errors: vec![],
+        }
+    }
+
+    fn spans_of(calls: &[Call]) -> Vec<&str> {
+        calls.iter().map(|c| c.at.span_id.as_deref().unwrap_or("")).collect()
+    }
+
+    #[test]
+    fn one_request_recorded_by_two_instrumentations_is_one_call() {
+        const SDK: &str = "com.anthropic.sdk.python 2.16.0";
+        const OI: &str = "openinference.instrumentation.anthropic 3.1.0";
+        // Parent/child (OpenInference): the parent has the messages, the
+        // SDK's span the usage and the reply.
+        let parent = span_call("a", Some("root"), OI, (10, 100), 2);
+        let mut child = span_call("b", Some("a"), SDK, (20, 90), 0);
+        child.usage.input_tokens = Some(40);
+        child.usage.output_tokens = Some(7);
+        child.output = Some(Output { response_id: Some("msg_1".into()), ..Output::default() });
+        let calls = fold(vec![child.clone(), parent.clone()]);
+        assert_eq!(spans_of(&calls), ["a"]);
+        assert!(calls[0].envelope().is_some());
+        assert_eq!((calls[0].usage.input_tokens, calls[0].usage.output_tokens), (Some(40), Some(7)));
+        assert_eq!(calls[0].output.as_ref().and_then(|o| o.response_id.as_deref()), Some("msg_1"));
+        let notice = &calls[0].notices[0].message;
+        assert!(notice.starts_with("also recorded by com.anthropic.sdk.python 2.16.0 span b "), "{notice}");
+
+        // Usage the kept call has is its own.
+        let mut p = parent.clone();
+        p.usage.input_tokens = Some(41);
+        assert_eq!(fold(vec![p, child.clone()])[0].usage.input_tokens, Some(41));
+
+        // Siblings (OpenLLMetry): the same parent.
+        let sibling = span_call("c", Some("root"), SDK, (12, 95), 0);
+        assert_eq!(spans_of(&fold(vec![sibling.clone(), parent.clone()])), ["a"]);
+        // Both captured: the one with more messages; a tie: the parent, then the earlier.
+        let richer = span_call("c", Some("root"), SDK, (12, 95), 3);
+        assert_eq!(spans_of(&fold(vec![parent.clone(), richer])), ["c"]);
+        let same = span_call("b", Some("a"), SDK, (20, 90), 2);
+        assert_eq!(spans_of(&fold(vec![same, parent.clone()])), ["a"]);
+        let later = span_call("c", Some("root"), SDK, (12, 95), 2);
+        assert_eq!(spans_of(&fold(vec![later, parent.clone()])), ["a"]);
+
+        // Not one request: the same scope (parallel requests), times that do
+        // not overlap (the next request of the scenario), other models,
+        // another trace, unrelated spans.
+        let parallel = span_call("c", Some("root"), OI, (12, 95), 2);
+        assert_eq!(fold(vec![parent.clone(), parallel]).len(), 2);
+        let next = span_call("c", Some("root"), SDK, (101, 150), 0);
+        assert_eq!(fold(vec![parent.clone(), next]).len(), 2);
+        let mut other_model = sibling.clone();
+        other_model.model = Some("claude-sonnet-4-5".into());
+        assert_eq!(fold(vec![parent.clone(), other_model]).len(), 2);
+        let mut no_model = sibling.clone();
+        no_model.model = None;
+        assert_eq!(fold(vec![parent.clone(), no_model]).len(), 1);
+        let mut other_trace = sibling.clone();
+        other_trace.at.trace_id = Some("t2".into());
+        assert_eq!(fold(vec![parent.clone(), other_trace]).len(), 2);
+        let unrelated = span_call("c", Some("elsewhere"), SDK, (12, 95), 0);
+        assert_eq!(fold(vec![parent.clone(), unrelated]).len(), 2);
+        // Two requests, each recorded twice: two calls, in their order.
+        let second = span_call("d", Some("root"), OI, (200, 300), 1);
+        let second_sdk = span_call("e", Some("d"), SDK, (210, 290), 0);
+        let calls = fold(vec![parent, child, second, second_sdk]);
+        assert_eq!(spans_of(&calls), ["a", "d"]);
+        assert!(calls.iter().all(|c| c.notices.len() == 1));
+    }
 
     #[test]
     fn dialect_codes_round_trip() {
