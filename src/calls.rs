@@ -107,9 +107,15 @@ pub struct Recording {
     pub shown: RwSignal<usize>,
     pub table: RwSignal<Table>,
     pub place: StoredValue<Place>,
-    /// The table's order last computed: for the rows shown then and the
-    /// table's settings then.
-    order: StoredValue<Option<Cached>>,
+    /// The table's order as shown (positions into `rows`), brought up to
+    /// `shown` and `table` by [`refresh_order`].
+    pub order: RwSignal<Order>,
+    /// The order is being made again (a sort, a filter, over many rows).
+    pub sorting: RwSignal<bool>,
+    /// The order last made: for the rows shown then and the settings then.
+    cache: StoredValue<Option<Cached>>,
+    /// Numbers the orders asked for: only the latest is shown.
+    order_seq: StoredValue<u64>,
     /// What was read, to read it again.
     given: StoredValue<Vec<Given>, LocalStorage>,
 }
@@ -128,43 +134,80 @@ impl PartialEq for Order {
 }
 
 /// The rows' start order (the table's default order): the table's own when
-/// it is sorted so, else made (not cached: the table's stays).
-pub fn start_order(rec: Recording, shown: usize) -> Arc<Vec<u32>> {
+/// it is sorted so (`None` until it is up to date: tracked, it comes), else
+/// made (a sort of every row, once: the table was sorted otherwise).
+pub fn start_order(rec: Recording, shown: usize) -> Option<Arc<Vec<u32>>> {
     let default = Table::default();
-    if rec.table.with_untracked(|t| *t == default) {
-        return cached_order(rec, shown, &default);
+    rec.order.track();
+    let own = rec
+        .cache
+        .try_with_value(|c| c.as_ref().filter(|(n, t, _)| *n == shown && *t == default).map(|(_, _, o)| o.clone()))
+        .flatten();
+    if own.is_some() || rec.table.with_untracked(|t| *t == default) {
+        return own;
     }
-    Arc::new(rec.rows.try_with_value(|r| order(&r[..shown.min(r.len())], &default)).unwrap_or_default())
+    Some(Arc::new(rec.rows.try_with_value(|r| order(&r[..shown.min(r.len())], &default)).unwrap_or_default()))
 }
 
-/// The order of the first `shown` rows under `table`, computed once for
-/// them (the table and the call page ask for it; a sort of 100,000 rows is
-/// not repeated when the user opens a call).
-pub fn cached_order(rec: Recording, shown: usize, table: &Table) -> Arc<Vec<u32>> {
-    let hit = rec
-        .order
-        .try_with_value(|c| c.as_ref().filter(|(n, t, _)| *n == shown && t == table).map(|(_, _, o)| o.clone()));
-    if let Some(Some(o)) = hit {
-        return o;
-    }
-    // The same table over fewer rows: the new ones merged in.
+/// Rows sorted per step when the whole order is made again (a sort by
+/// another column, a new filter): each step sorts this many rows more and
+/// merges them in, in a task of its own, so that no task sorts 100,000
+/// rows at once.
+pub const ORDER_STEP: usize = 10_000;
+
+/// Brings the table's order up to the rows shown and the table's settings:
+/// rows added under the same settings are merged in at once (linear);
+/// anything else is made again [`ORDER_STEP`] rows per task, the old order
+/// on screen meanwhile (`sorting` says so). A later call overtakes an
+/// earlier one still under way.
+async fn refresh_order(rec: Recording, shown: usize, table: Table) {
+    let Some(seq) = rec.order_seq.try_update_value(|n| {
+        *n += 1;
+        *n
+    }) else {
+        return;
+    };
+    let current = || rec.order_seq.try_get_value() == Some(seq);
     let before = rec
-        .order
-        .try_with_value(|c| c.as_ref().filter(|(n, t, _)| *n < shown && t == table).map(|(n, _, o)| (*n, o.clone())))
+        .cache
+        .try_with_value(|c| c.as_ref().filter(|(n, t, _)| *n <= shown && *t == table).map(|(n, _, o)| (*n, o.clone())))
         .flatten();
-    let o = rec
-        .rows
-        .try_with_value(|r| {
-            let r = &r[..shown.min(r.len())];
-            match &before {
-                Some((n, old)) => extend_order(r, old, *n, table),
-                None => order(r, table),
+    let made = match before {
+        Some((n, _)) if n == shown => return,
+        Some((n, old)) => rec.rows.try_with_value(|r| extend_order(&r[..shown.min(r.len())], &old, n, &table)),
+        None => {
+            if shown > ORDER_STEP {
+                rec.sorting.try_set(true);
             }
-        })
-        .unwrap_or_default();
+            let mut o: Vec<u32> = Vec::new();
+            let mut k = 0;
+            loop {
+                let next = (k + ORDER_STEP).min(shown);
+                let Some(step) = rec.rows.try_with_value(|r| extend_order(&r[..next.min(r.len())], &o, k, &table))
+                else {
+                    return;
+                };
+                o = step;
+                k = next;
+                if k >= shown {
+                    break;
+                }
+                crate::browser::yield_now().await;
+                if !current() {
+                    return;
+                }
+            }
+            Some(o)
+        }
+    };
+    let Some(o) = made else { return };
+    if !current() {
+        return;
+    }
     let o = Arc::new(o);
-    rec.order.try_set_value(Some((shown, table.clone(), o.clone())));
-    o
+    rec.cache.try_set_value(Some((shown, table, o.clone())));
+    rec.order.try_set(Order(o));
+    rec.sorting.try_set(false);
 }
 
 thread_local! {
@@ -208,8 +251,19 @@ pub fn start(calls: Calls, given: Vec<Given>) {
         shown: RwSignal::new(0),
         table: RwSignal::new(Table::default()),
         place: StoredValue::new(Place::default()),
-        order: StoredValue::new(None),
+        order: RwSignal::new(Order(Arc::new(Vec::new()))),
+        sorting: RwSignal::new(false),
+        cache: StoredValue::new(None),
+        order_seq: StoredValue::new(0),
         given: StoredValue::new_local(given),
+    });
+    // The order follows the rows shown and the table's settings.
+    owner.with(|| {
+        Effect::new(move |_| {
+            let shown = rec.shown.get();
+            let table = rec.table.get();
+            leptos::task::spawn_local(refresh_order(rec, shown, table));
+        })
     });
     let old = OWNER.with(|o| o.replace(Some(owner)));
     calls.current.set(Some(rec));

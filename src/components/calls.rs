@@ -68,18 +68,15 @@ pub fn CallsPage() -> impl IntoView {
     }
 }
 
-/// The order the table shows, cached on the recording for its rows shown
-/// and its settings (tracked).
+/// The order the table shows (tracked).
 fn order(rec: Recording) -> Arc<Vec<u32>> {
-    let shown = rec.shown.get();
-    let table = rec.table.get();
-    calls::cached_order(rec, shown, &table)
+    rec.order.get().0
 }
 
 /// The table of calls with the file's summary.
 #[component]
 fn CallsTable(rec: Recording) -> impl IntoView {
-    let order = Memo::new(move |_| calls::Order(order(rec)));
+    let order = rec.order;
     view! {
         <main class="calls-page" id="main" tabindex="-1" data-testid="calls" aria-labelledby="calls-title">
             <Summary rec/>
@@ -238,11 +235,12 @@ impl Figures {
 fn Chart(rec: Recording) -> impl IntoView {
     let bars = Memo::new(move |_| {
         let n = rec.shown.get();
-        let by_start = calls::start_order(rec, n);
-        rec.rows.with_value(|r| calls::bars_of(&r[..n.min(r.len())], &by_start, BARS))
+        // Until the table's start order is up to date: nothing yet.
+        let by_start = calls::start_order(rec, n)?;
+        Some(rec.rows.with_value(|r| calls::bars_of(&r[..n.min(r.len())], &by_start, BARS)))
     });
     move || {
-        let bars = bars.get();
+        let Some(bars) = bars.get() else { return ().into_any() };
         let max = bars.iter().map(|b| b.mean).max().unwrap_or(0);
         if max == 0 {
             return view! { <p class="muted calls-chart-none">"No input tokens are recorded for these calls."</p> }
@@ -298,7 +296,7 @@ fn dec(x: f64) -> String {
 
 /// The filter box and how many rows it leaves.
 #[component]
-fn FilterBox(rec: Recording, order: Memo<calls::Order>) -> impl IntoView {
+fn FilterBox(rec: Recording, order: RwSignal<calls::Order>) -> impl IntoView {
     let typed = RwSignal::new(rec.table.with_untracked(|t| t.filter.clone()));
     let asked = StoredValue::new(0u64);
     let on_input = move |ev: web_sys::Event| {
@@ -331,6 +329,9 @@ fn FilterBox(rec: Recording, order: Memo<calls::Order>) -> impl IntoView {
                     prop:value=move || typed.get() on:input=on_input/>
             </label>
             <span class="muted" data-testid="calls-shown" role="status">{shown}</span>
+            {move || rec.sorting.get().then(|| view! {
+                <span class="muted" data-testid="calls-sorting"><span class="spinner" aria-hidden="true"></span>" Sorting…"</span>
+            })}
             <span class="muted calls-keys">"↑ ↓ to move, Enter to open"</span>
         </div>
     }
@@ -361,7 +362,7 @@ const HEADS: &[Head] = &[
 /// The table: a header row of sort buttons, and the rows near the viewport
 /// between two spacers of the others' height.
 #[component]
-fn Rows(rec: Recording, order: Memo<calls::Order>) -> impl IntoView {
+fn Rows(rec: Recording, order: RwSignal<calls::Order>) -> impl IntoView {
     let navigate = use_navigate();
     let place = rec.place.get_value();
     let scroller = NodeRef::<leptos::html::Div>::new();
