@@ -57,6 +57,8 @@ pub struct Outcome {
     pub late_events: u64,
     pub frequent: Vec<Frequent>,
     pub capture_hints: Vec<(String, String)>,
+    /// Rows folded into another's call (one request recorded twice): not listed.
+    pub folded: usize,
 }
 
 /// A recording's state, apart from its rows.
@@ -315,6 +317,7 @@ async fn read(rec: Recording) {
         (
             Ok(Reply::Read {
                 rows,
+                updated,
                 errors,
                 error_count,
                 notes,
@@ -326,13 +329,22 @@ async fn read(rec: Recording) {
             }),
             _,
         ) => {
+            let folded = updated.iter().filter(|u| u.folded).count();
             let n = rec.rows.try_update_value(|r| {
                 r.extend(rows);
+                for u in updated {
+                    if let Some(slot) = r.get_mut(u.index as usize) {
+                        *slot = u;
+                    }
+                }
                 r.len()
             });
+            // Rows changed in place: the order is made again.
+            rec.cache.try_set_value(None);
             rec.meta.try_update(|m| {
                 m.phase = Phase::Done;
-                m.outcome = Outcome { errors, error_count, notes, skipped_spans, late_events, frequent, capture_hints };
+                m.outcome =
+                    Outcome { errors, error_count, notes, skipped_spans, late_events, frequent, capture_hints, folded };
             });
             rec.shown.try_set(n.unwrap_or(0));
         }
@@ -459,7 +471,10 @@ fn compare(a: &Row, b: &Row, table: &Table) -> Ordering {
 /// The rows `from..` that show under the table's filter, in its order.
 fn order_from(rows: &[Row], from: usize, table: &Table) -> Vec<u32> {
     let words: Vec<String> = table.filter.split_whitespace().map(str::to_lowercase).collect();
-    let shown = (from as u32..rows.len() as u32).filter(|&i| words.is_empty() || matches(&rows[i as usize], &words));
+    let shown = (from as u32..rows.len() as u32).filter(|&i| {
+        let r = &rows[i as usize];
+        !r.folded && (words.is_empty() || matches(r, &words))
+    });
     if let Some(key) = number_key(table.sort) {
         // Numbers: sorted on (missing, key, index) triples, no comparator.
         let mut keyed: Vec<(bool, u64, u32)> = shown
@@ -526,7 +541,7 @@ pub fn previous(rows: &[Row], order: &[u32], index: u32) -> Option<u32> {
         let key = |r: &Row| (r.start_ns.unwrap_or(u64::MAX), r.index);
         let before = rows
             .iter()
-            .filter(|r| r.index != me.index && r.at.trace_id.as_deref() == Some(trace) && key(r) < key(me))
+            .filter(|r| r.index != me.index && !r.folded && r.at.trace_id.as_deref() == Some(trace) && key(r) < key(me))
             .max_by_key(|r| key(r));
         if let Some(r) = before {
             return Some(r.index);
@@ -697,6 +712,17 @@ mod tests {
                 assert_eq!(o, order(&many[..n], &table), "{table:?} at {n}");
             }
         }
+    }
+
+    #[test]
+    fn a_call_folded_into_another_is_neither_listed_nor_compared_with() {
+        let mut r = rows();
+        r[3].folded = true;
+        assert_eq!(order(&r, &Table::default()), [1, 0, 2]);
+        let by_start = order(&r, &Table::default());
+        // Call 0's trace had call 3 before it: folded, so the list's previous.
+        assert_eq!(previous(&r, &by_start, 0), Some(1));
+        assert_eq!(extend_order(&r, &order(&r[..2], &Table::default()), 2, &Table::default()), [1, 0, 2]);
     }
 
     #[test]

@@ -210,8 +210,9 @@ struct Figures {
 impl Figures {
     /// Linear while reading; with `whole`, the median too.
     fn of(rows: &[Row], whole: bool) -> Figures {
-        let mut f = Figures { calls: rows.len(), ..Figures::default() };
-        for r in rows {
+        let mut f = Figures::default();
+        for r in rows.iter().filter(|r| !r.folded) {
+            f.calls += 1;
             f.captured += usize::from(r.captured);
             f.findings += r.notices as usize + r.errors as usize;
             if let Some(t) = r.input_tokens {
@@ -220,7 +221,7 @@ impl Figures {
             }
         }
         if whole && f.stated > 0 {
-            let mut tokens: Vec<u64> = rows.iter().filter_map(|r| r.input_tokens).collect();
+            let mut tokens: Vec<u64> = rows.iter().filter(|r| !r.folded).filter_map(|r| r.input_tokens).collect();
             tokens.sort_unstable();
             f.median = tokens.get(tokens.len() / 2).copied();
         }
@@ -314,7 +315,7 @@ fn FilterBox(rec: Recording, order: RwSignal<calls::Order>) -> impl IntoView {
     };
     let shown = move || {
         let n = order.with(|o| o.0.len());
-        let all = rec.shown.get();
+        let all = rec.shown.get().saturating_sub(rec.meta.with(|m| m.outcome.folded));
         if n == all {
             count(all, "call")
         } else {

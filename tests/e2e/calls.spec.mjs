@@ -4,10 +4,10 @@
 // the reply it was given — read in the engine, listed in a windowed table,
 // opened one at a time in the viewer, compared with the previous call.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { callsJsonl } from '../../bench/calls-gen.mjs';
-import { test, BASE, root, shotDir, newPage, settle, axe, paste } from './helpers.mjs';
+import { test, BASE, DIST, root, shotDir, newPage, settle, axe, paste } from './helpers.mjs';
 
 const TRACES = join(root, 'crates/envelope/tests/fixtures/traces');
 const run = (name) => join(TRACES, name);
@@ -202,6 +202,25 @@ test('calls: opening a call shows its request in the viewer and the recorded rep
   await context.close();
 });
 
+test('calls: one request recorded by two instrumentations (OpenLLMetry and the Anthropic SDK\'s own span) is listed once, with a notice', async ({ browser }) => {
+  const { context, page } = await newPage(browser);
+  const name = 'openllmetry-anthropic';
+  const requests = sent(name);
+  await openCalls(page, [join(run(name), 'traces.jsonl')]);
+  await page.getByTestId('calls-shown').filter({ hasText: new RegExp(`^${requests.length} calls$`) }).waitFor();
+  const rows = await tableRows(page);
+  assert.equal(rows.length, requests.length, 'one row per request sent');
+  assert.deepEqual(new Set(rows.map((r) => r.trace)), new Set(requests.map((q) => q.traceId)));
+  assert.ok(rows.every((r) => r.numbers[3] === '1'), 'each with its notice: recorded twice, listed once');
+  await page.locator('tr[data-pos="0"] a').click();
+  const findings = page.getByTestId('call-findings');
+  await findings.waitFor({ timeout: 30000 });
+  await findings.locator('summary').click();
+  assert.ok((await findings.textContent()).includes('one request, listed once'));
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('calls: calls recorded without their content are marked in the table, with how to capture it', async ({ browser }) => {
   const { context, page } = await newPage(browser);
   const name = 'otel-openai-v2-no-content';
@@ -352,4 +371,20 @@ test('calls: axe-core finds nothing on the table and on a call, and screenshots 
   await page.screenshot({ path: join(shotDir, 'calls-not-captured.png') });
   await context.close();
   assert.deepEqual(found, []);
+});
+
+test('calls: the view\'s code is a split module, fetched when a file of many calls is opened, never by the first screen (release builds)', async ({ browser }) => {
+  test.skip(!readdirSync(DIST).some((f) => /-split_\w+-[0-9a-f]{16}\.wasm$/.test(f)), 'a build without split modules (debug)');
+  const { context, page } = await newPage(browser);
+  const fetched = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /-split_calls_view-[0-9a-f]{16}\.wasm$/.test(n)).length);
+  const worker = () => page.evaluate(() => performance.getEntriesByType('resource').some((e) => /token-worker/.test(e.name)));
+  await page.goto(`${BASE}/`);
+  await page.locator('[data-message-id]').first().waitFor();
+  await page.waitForTimeout(500);
+  assert.equal(await fetched(), 0, 'the first screen does not fetch the Calls view');
+  assert.equal(await worker(), false, 'nor the engine');
+  await openCalls(page, [join(run('otel-openai-v2-latest-span'), 'traces.jsonl')]);
+  assert.equal(await fetched(), 1);
+  assert.deepEqual(page.errors, []);
+  await context.close();
 });

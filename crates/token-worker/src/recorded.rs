@@ -47,10 +47,11 @@ impl Source for Text {
 }
 
 /// The recording held: the page's number for it and its calls, in the
-/// order their rows went out.
+/// order their rows went out (`None`: folded into another, the same
+/// request recorded twice).
 struct Held {
     recording: u64,
-    calls: Vec<recorded::Call>,
+    calls: Vec<Option<recorded::Call>>,
 }
 
 thread_local! {
@@ -257,9 +258,10 @@ pub fn read_in(
     }
     let finished = std::mem::replace(&mut r.reader, recorded::Reader::new()).finish();
     r.calls(finished.calls);
-    let frequent = frequent(&r.calls);
+    let (calls, updated) = fold_in_place(std::mem::take(&mut r.calls));
+    let frequent = frequent(calls.iter().flatten());
     let mut capture_hints: Vec<(String, String)> = Vec::new();
-    for c in &r.calls {
+    for c in calls.iter().flatten() {
         if let Content::NotCaptured { how, .. } = &c.content {
             let d = c.dialect.label();
             if !capture_hints.iter().any(|(x, _)| *x == d) {
@@ -269,7 +271,8 @@ pub fn read_in(
     }
     let reply = Reply::Read {
         rows: std::mem::take(&mut r.pending),
-        calls: r.calls.len() as u64,
+        updated,
+        calls: calls.iter().flatten().count() as u64,
         bytes: r.bytes,
         errors: std::mem::take(&mut r.errors),
         error_count: r.error_count,
@@ -279,14 +282,54 @@ pub fn read_in(
         frequent,
         capture_hints,
     };
-    let calls = std::mem::take(&mut r.calls);
     HELD.with(|h| *h.borrow_mut() = Some(Held { recording, calls }));
     reply
 }
 
+/// `recorded::fold` (one request recorded by two instrumentations, one
+/// call), as `recorded::read` does, over the calls read, each keeping its
+/// place: a call folded into another is `None`, and the rows that changed
+/// (the one that went, `folded`; the one kept, with its notice more).
+/// Only traces recorded by two instrumentations can fold; without one the
+/// calls are not touched.
+fn fold_in_place(calls: Vec<recorded::Call>) -> (Vec<Option<recorded::Call>>, Vec<Row>) {
+    let mut scope_of: HashMap<&str, &str> = HashMap::new();
+    let mut twice: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for c in &calls {
+        if let (Some(t), Some(s)) = (c.at.trace_id.as_deref(), c.scope.as_deref()) {
+            if scope_of.insert(t, s).is_some_and(|before| before != s) {
+                twice.insert(t.to_string());
+            }
+        }
+    }
+    if twice.is_empty() {
+        return (calls.into_iter().map(Some).collect(), Vec::new());
+    }
+    let before: Vec<Row> = calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.at.trace_id.as_ref().is_some_and(|t| twice.contains(t)))
+        .map(|(i, c)| Row::of(i as u32, &c.summary()))
+        .collect();
+    let places: Vec<recorded::At> = calls.iter().map(|c| c.at.clone()).collect();
+    let mut kept = recorded::fold(calls).into_iter().peekable();
+    // `fold` keeps the others' order: each call kept is the next one read at its place.
+    let slots: Vec<Option<recorded::Call>> =
+        places.iter().map(|at| if kept.peek().is_some_and(|c| c.at == *at) { kept.next() } else { None }).collect();
+    let updated = before
+        .into_iter()
+        .filter_map(|old| match &slots[old.index as usize] {
+            None => Some(Row { folded: true, ..old }),
+            Some(c) if c.notices.len() as u32 != old.notices => Some(Row::of(old.index, &c.summary())),
+            Some(_) => None,
+        })
+        .collect();
+    (slots, updated)
+}
+
 /// The findings most calls have: each notice's and error's message, a call
 /// counted once per message.
-fn frequent(calls: &[recorded::Call]) -> Vec<Frequent> {
+fn frequent<'a>(calls: impl Iterator<Item = &'a recorded::Call>) -> Vec<Frequent> {
     let mut counts: HashMap<String, (u64, usize)> = HashMap::new();
     let mut seen: Vec<String> = Vec::new();
     for c in calls {
@@ -323,6 +366,14 @@ pub fn call(recording: u64, index: u32) -> Reply {
         };
         let Some(c) = held.calls.get(index as usize) else {
             return Reply::Gone { message: format!("there is no call {} of {}", index + 1, held.calls.len()) };
+        };
+        let Some(c) = c else {
+            return Reply::Gone {
+                message: format!(
+                    "call {} is one request recorded by two instrumentations, listed once as the other's call",
+                    index + 1
+                ),
+            };
         };
         Reply::Call(Box::new(detail(index, c)))
     })

@@ -41,10 +41,19 @@ fn read_files(recording: u64, files: &[(String, String)], chunk: u64) -> Read {
     Read { progress, reply }
 }
 
-/// Every row, from the progress messages and the reply, in order.
+/// Every row listed, from the progress messages and the reply, in order:
+/// the rows the reply updates replaced, the calls folded into another gone.
 fn all_rows(r: &Read) -> Vec<Row> {
-    let Reply::Read { rows, .. } = &r.reply else { panic!("{:?}", r.reply) };
-    r.progress.iter().flat_map(|p| p.rows.iter().cloned()).chain(rows.iter().cloned()).collect()
+    let Reply::Read { rows, updated, .. } = &r.reply else { panic!("{:?}", r.reply) };
+    let mut all: Vec<Row> =
+        r.progress.iter().flat_map(|p| p.rows.iter().cloned()).chain(rows.iter().cloned()).collect();
+    // Indexes are the order the rows went out.
+    assert!(all.iter().enumerate().all(|(i, r)| r.index == i as u32));
+    for u in updated {
+        all[u.index as usize] = u.clone();
+    }
+    all.retain(|r| !r.folded);
+    all
 }
 
 /// The core's rows of the same files, as the engine writes them, sorted
@@ -88,8 +97,6 @@ fn rows_are_the_cores_whatever_the_slices() {
             let r = read_files(k as u64, &files, chunk);
             let rows = all_rows(&r);
             assert_eq!(sorted(&rows), want, "{run:?} in slices of {chunk}");
-            // Indexes are the order the rows went out.
-            assert!(rows.iter().enumerate().all(|(i, r)| r.index == i as u32), "{run:?}");
             let Reply::Read { calls, bytes, errors, error_count, .. } = &r.reply else { panic!() };
             assert_eq!((*calls as usize, errors.len(), *error_count), (rows.len(), 0, 0), "{run:?}: {errors:?}");
             let total: usize = files.iter().map(|(_, t)| t.len()).sum();
@@ -199,4 +206,30 @@ fn not_captured_calls_say_how_to_capture() {
     let Reply::Read { capture_hints, .. } = &r.reply else { panic!() };
     assert_eq!(capture_hints.len(), 1, "{capture_hints:?}");
     assert!(capture_hints[0].1.contains("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"), "{capture_hints:?}");
+}
+
+#[test]
+fn one_request_recorded_by_two_instrumentations_is_listed_once() {
+    // OpenLLMetry's span and the Anthropic SDK's own span inside it, for every request.
+    let files = vec![traces("traces/openllmetry-anthropic/traces.jsonl")];
+    let r = read_files(51, &files, 1 << 20);
+    let Reply::Read { updated, calls, .. } = &r.reply else { panic!() };
+    let folded: Vec<&Row> = updated.iter().filter(|u| u.folded).collect();
+    assert!(!folded.is_empty(), "{updated:?}");
+    assert_eq!(all_rows(&r).len() as u64, *calls);
+    assert_eq!(
+        folded.len() + *calls as usize,
+        r.progress.iter().map(|p| p.rows.len()).sum::<usize>()
+            + match &r.reply {
+                Reply::Read { rows, .. } => rows.len(),
+                _ => 0,
+            }
+    );
+    // The call kept says it took the other in; the one folded is not served.
+    let kept: Vec<&Row> = updated.iter().filter(|u| !u.folded).collect();
+    assert_eq!(kept.len(), folded.len());
+    let Reply::Call(c) = call(51, kept[0].index) else { panic!() };
+    assert!(c.notices.iter().any(|n| n.message.contains("one request, listed once")), "{:?}", c.notices);
+    let Reply::Gone { message } = call(51, folded[0].index) else { panic!() };
+    assert!(message.contains("listed once"), "{message}");
 }

@@ -145,6 +145,11 @@ pub struct Row {
     pub last_user: Option<String>,
     pub notices: u32,
     pub errors: u32,
+    /// One request recorded twice (two instrumentations' spans,
+    /// `crate::recorded::fold`): this span's call is the other's, and is
+    /// not listed. Only in [`Reply::Read`]'s `updated`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub folded: bool,
 }
 
 /// What makes a file or a line unreadable, and where.
@@ -237,6 +242,12 @@ pub enum Reply {
     Read {
         /// The rows not sent in a progress message yet.
         rows: Vec<Row>,
+        /// Rows sent before that changed once everything was read: the
+        /// calls that are one request recorded twice, folded into one
+        /// (`crate::recorded::fold`, as `read` does) — the one that goes
+        /// `folded`, the one kept with its notice more.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        updated: Vec<Row>,
         /// Calls in the recording.
         calls: u64,
         /// Bytes read.
@@ -407,6 +418,7 @@ mod from_core {
                 last_user: r.last_user.clone(),
                 notices: r.notices,
                 errors: r.errors,
+                folded: false,
             }
         }
     }
