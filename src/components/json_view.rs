@@ -72,7 +72,7 @@ pub fn JsonView(
         None => view! {
             <p class="muted pad" role="status" data-testid="json-indexing">
                 <span class="spinner" aria-hidden="true"></span>
-                {move || format!(" Preparing the JSON view ({}): {} %", crate::format::megabytes(total), progress.get() * 100 / total)}
+                {move || format!(" Preparing the JSON view ({}): {} %", crate::format::megabytes(total), (progress.get() as u64 * 100 / total.max(1) as u64))}
             </p>
         }
         .into_any(),

@@ -70,7 +70,7 @@ mod tests {
             serde_json::from_str(r#"{"name":null,"text":"{}","imported":{"format":"anthropic","label":"x"}}"#).unwrap();
         assert_eq!(bare.imported.map(|o| (o.format, o.notices.len())), Some((RequestFormat::Anthropic, 0)));
         let unknown: StoredDocument =
-            serde_json::from_str(r#"{"name":"a.json","text":"{}","imported":{"format":"gemini","label":"Gemini"}}"#)
+            serde_json::from_str(r#"{"name":"a.json","text":"{}","imported":{"format":"cohere","label":"Cohere"}}"#)
                 .unwrap();
         assert!(unknown.imported.is_none());
         assert_eq!(unknown.text, "{}");

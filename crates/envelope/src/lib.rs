@@ -35,10 +35,10 @@ pub mod markdown;
 pub mod number;
 pub mod parse;
 pub mod parts;
-#[cfg(feature = "recorded")]
-pub mod recorded;
 #[cfg(feature = "templates")]
 pub mod promptpoet;
+#[cfg(feature = "recorded")]
+pub mod recorded;
 pub mod remote;
 pub mod schema;
 pub mod search;

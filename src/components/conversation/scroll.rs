@@ -345,7 +345,8 @@ impl Ctl {
     fn focus_later(&self, target: Target) {
         let ctl = *self;
         let newest = move || ctl.nav.requested_untracked().is_some_and(|j| j.target == target);
-        let element = move || ctl.dom.try_with_value(|_| ()).filter(|_| newest()).and_then(|_| ctl.target_element(target));
+        let element =
+            move || ctl.dom.try_with_value(|_| ()).filter(|_| newest()).and_then(|_| ctl.target_element(target));
         leptos::task::spawn_local(async move {
             browser::after_next_paint().await;
             browser::after_next_paint().await;
