@@ -24,9 +24,13 @@ import { startServer } from './serve.mjs';
  * fetched after the first paint); then what the first screen does not need
  * waiting for it (the secret detector, the semantic check), no f64 printing
  * in the JSON view: 490,598 (`/demo/f`; `/` 482,032), as the full test run
- * measured it.
+ * measured it. Session 12 (issue 22) moved it UP, a regression taken
+ * knowingly and to be won back (issue 24): Gemini and Bedrock settings in
+ * the always-built OpenAI Chat export, the many-call and skills detection
+ * on open, the new routes: 522,945 (`/demo/f`; `/` 514,379), main module
+ * 482,754 gzip (was ~453,000).
  */
-export const BASELINE = 490_598;
+export const BASELINE = 522_945;
 /** The issue's target: 400 KB (1 KB = 1,000 bytes). */
 export const TARGET = 400_000;
 export const BUDGET = Number(process.env.SIZE_BUDGET) || (BASELINE <= TARGET ? TARGET : Math.round(BASELINE * 1.02));

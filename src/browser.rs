@@ -798,7 +798,9 @@ pub fn mark_first_screen_complete() {
 
 /// Resolves once the first screen is complete ([`mark_first_screen_complete`],
 /// called by the viewer after the protocol panel's first paint), or after
-/// 1.5 s on a page that never says so (`/diff`, a page not found). Background
+/// 5 s on a page that never says so (`/diff`, a page not found; 1.5 s was
+/// shorter than a first screen on a busy 2-core machine, and the background
+/// fetches then raced it). Background
 /// fetches the first screen does not need (the secrets detector, the
 /// semantic check) wait for it: they neither delay the screen a person waits
 /// for nor add to its bytes (issue 24).
@@ -815,7 +817,7 @@ pub async fn first_screen_complete() {
             let _ = resolve.call0(&JsValue::UNDEFINED);
         } else {
             let resolve = resolve.clone();
-            after(1500, move || {
+            after(5000, move || {
                 let _ = resolve.call0(&JsValue::UNDEFINED);
             });
         }
