@@ -823,6 +823,9 @@ pub async fn first_screen_complete() {
         }
     });
     let _ = JsFuture::from(promise).await;
+    // Then a moment more: what waits here is background work, and the frame
+    // that completes the screen (and whoever measures it) comes first.
+    sleep(300).await;
 }
 
 /// A file under dropped folders: its path from the drop (`skills/pdf/SKILL.md`)
