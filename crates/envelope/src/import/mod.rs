@@ -924,33 +924,13 @@ impl Builder {
         if !self.errors.is_empty() {
             return Err(self.errors);
         }
-        if !self.tools.is_empty() {
-            let seg = Segment::ToolOverview(ToolOverview { items: std::mem::take(&mut self.tools), collapsed: true });
-            match self.messages.first_mut() {
-                Some((Role::System, segs, _)) => segs.push(seg),
-                _ => self.messages.insert(0, (Role::System, vec![seg], MessageExt::default())),
-            }
-        }
-        let messages = self
-            .messages
-            .into_iter()
-            .enumerate()
-            .map(|(i, (role, segments, ext))| Message {
-                id: format!("m{}", i + 1),
-                role,
-                segments,
-                timestamp: 0.into(),
-                truncation_priority: None,
-                ext,
-            })
-            .collect();
-        let envelope = Envelope {
-            version: VERSION.to_string(),
+        let envelope = assemble(
+            std::mem::take(&mut self.messages),
+            std::mem::take(&mut self.tools),
             model,
-            params: (!params.is_empty()).then_some(params),
-            source: format.request_format(),
-            messages,
-        };
+            (!params.is_empty()).then_some(params),
+            format.request_format(),
+        );
         // Well formed by construction: only the semantic rules (§3) apply.
         let diags = crate::validate::check(&envelope, &Locator::identity(&envelope), false);
         let (errors, warnings): (Vec<_>, Vec<_>) = diags.into_iter().partition(Diagnostic::is_error);
@@ -970,6 +950,40 @@ impl Builder {
                 .collect())
         }
     }
+}
+
+/// An envelope from messages read in order (numbered `m1`, `m2`, …, every
+/// timestamp 0) and the tools they declared, gathered into one
+/// `tool_overview` at the end of the first message when it is a system
+/// message, else in a system message of their own first. The importers'
+/// [`Builder`] and the recorded calls' builder both end here.
+pub(crate) fn assemble(
+    mut messages: Vec<(Role, Vec<Segment>, MessageExt)>,
+    tools: Vec<ToolItem>,
+    model: Option<String>,
+    params: Option<Map<String, Value>>,
+    source: Option<RequestFormat>,
+) -> Envelope {
+    if !tools.is_empty() {
+        let seg = Segment::ToolOverview(ToolOverview { items: tools, collapsed: true });
+        match messages.first_mut() {
+            Some((Role::System, segs, _)) => segs.push(seg),
+            _ => messages.insert(0, (Role::System, vec![seg], MessageExt::default())),
+        }
+    }
+    let messages = messages
+        .into_iter()
+        .enumerate()
+        .map(|(i, (role, segments, ext))| Message {
+            id: format!("m{}", i + 1),
+            role,
+            segments,
+            timestamp: 0.into(),
+            truncation_priority: None,
+            ext,
+        })
+        .collect();
+    Envelope { version: VERSION.to_string(), model, params, source, messages }
 }
 
 /// The `shape` flag of a `media` or `document` segment read from a text

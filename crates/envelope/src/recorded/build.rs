@@ -367,33 +367,13 @@ impl Conv {
         model: Option<String>,
         params: Option<Map<String, Value>>,
     ) -> (Envelope, Vec<Diagnostic>, Vec<Notice>) {
-        if !self.tools.is_empty() {
-            let seg = Segment::ToolOverview(ToolOverview { items: std::mem::take(&mut self.tools), collapsed: true });
-            match self.messages.first_mut() {
-                Some((Role::System, segs, _)) => segs.push(seg),
-                _ => self.messages.insert(0, (Role::System, vec![seg], MessageExt::default())),
-            }
-        }
-        let messages = self
-            .messages
-            .into_iter()
-            .enumerate()
-            .map(|(i, (role, segments, ext))| Message {
-                id: format!("m{}", i + 1),
-                role,
-                segments,
-                timestamp: 0.into(),
-                truncation_priority: None,
-                ext,
-            })
-            .collect();
-        let envelope = Envelope {
-            version: VERSION.to_string(),
+        let envelope = crate::import::assemble(
+            std::mem::take(&mut self.messages),
+            std::mem::take(&mut self.tools),
             model,
-            params: params.filter(|p| !p.is_empty()),
-            source: self.format,
-            messages,
-        };
+            params.filter(|p| !p.is_empty()),
+            self.format,
+        );
         let errors = crate::validate::check(&envelope, &Locator::identity(&envelope), false)
             .into_iter()
             .filter(Diagnostic::is_error)
