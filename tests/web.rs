@@ -887,7 +887,19 @@ async fn the_export_picker_shows_each_format_with_its_notices_and_is_remembered(
     assert!(until(|| el.query_selector("[data-testid=protocol-json]").ok().flatten().is_some()).await);
     let labels: Vec<String> =
         all(&el, "[data-testid=export-format] option").iter().map(|o| o.text_content().unwrap()).collect();
-    assert_eq!(labels, ["OpenAI Chat", "OpenAI Responses", "Anthropic", "cURL (OpenAI)", "cURL (Anthropic)"]);
+    assert_eq!(
+        labels,
+        [
+            "OpenAI Chat",
+            "OpenAI Responses",
+            "Anthropic",
+            "Gemini",
+            "Bedrock Converse",
+            "cURL (OpenAI)",
+            "cURL (Anthropic)",
+            "cURL (Gemini)"
+        ]
+    );
     assert_eq!(json_text(&el), chat.trim_end_matches('\n').to_string() + "\n");
     // OpenAI Chat's own notices, listed at once (no click), counted beside
     // the picker: a Claude model, a setting Chat does not have.
