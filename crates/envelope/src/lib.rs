@@ -16,13 +16,14 @@
 
 pub mod budget;
 pub mod calls;
+#[cfg(feature = "contract")]
+pub mod contract;
 pub mod diag;
 pub mod diff;
 pub mod display;
 pub mod edit;
 pub mod engine;
 pub mod export;
-pub mod golden;
 #[cfg(feature = "providers")]
 pub mod import;
 pub mod jsonread;
@@ -34,6 +35,7 @@ pub mod locate;
 pub mod locator;
 pub mod markdown;
 pub mod number;
+pub mod output;
 pub mod parse;
 pub mod parts;
 #[cfg(feature = "templates")]

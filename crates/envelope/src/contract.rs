@@ -1,0 +1,144 @@
+//! Strict JSON Schema validation of a model's output (feature `contract`,
+//! D157): the `jsonschema` crate, draft 2020-12 unless the schema's `$schema`
+//! names another draft, every keyword honoured (`null` is not a string,
+//! `additionalProperties: false` refuses extra fields), no reference fetched
+//! from the network or from files (an external `$ref` does not compile).
+//!
+//! A [`Violation`] is reported at its instance path (a JSON Pointer into the
+//! output, `""` for the root) with the keyword that failed; messages quote at
+//! most a short preview of the value.
+
+use std::fmt;
+
+use serde_json::Value;
+
+/// One way the instance breaks the schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// JSON Pointer into the instance (`""` = the root, `/findings/0/severity`).
+    /// For `required`, the object missing the property (the message names it).
+    pub path: String,
+    /// The schema keyword that failed (`type`, `required`, `enum`, `maximum`,
+    /// `additionalProperties`, …).
+    pub keyword: String,
+    /// What is wrong, in one line, at most [`MAX_MESSAGE`] characters.
+    pub message: String,
+}
+
+/// A schema that does not compile: its message says where in the schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    /// JSON Pointer into the schema where the problem is (`""` when the
+    /// validator does not say).
+    pub at: String,
+    pub message: String,
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.at.is_empty() {
+            write!(f, "the schema does not compile: {}", self.message)
+        } else {
+            write!(f, "the schema does not compile at {}: {}", self.at, self.message)
+        }
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+/// A compiled schema.
+pub struct Schema {
+    validator: jsonschema::Validator,
+}
+
+impl fmt::Debug for Schema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Schema")
+    }
+}
+
+/// The longest message a [`Violation`] or [`SchemaError`] carries, in characters.
+pub const MAX_MESSAGE: usize = 300;
+/// How many characters of an instance value a message quotes.
+const PREVIEW_CHARS: usize = 60;
+/// At most this many violations are reported for one instance.
+pub const MAX_VIOLATIONS: usize = 1000;
+
+/// Compiles `schema` strictly: the schema itself is checked against its
+/// draft's meta-schema; references resolve only inside the schema.
+pub fn compile(schema: &Value) -> Result<Schema, SchemaError> {
+    let validator = jsonschema::options().offline().build(schema).map_err(|e| SchemaError {
+        at: e.schema_path().as_str().to_owned(),
+        message: truncate(&e.to_string(), MAX_MESSAGE),
+    })?;
+    Ok(Schema { validator })
+}
+
+impl Schema {
+    /// Every violation of the schema by `instance`, in the validator's order
+    /// (at most [`MAX_VIOLATIONS`]); empty when it is valid.
+    pub fn check(&self, instance: &Value) -> Vec<Violation> {
+        self.validator
+            .iter_errors(instance)
+            .take(MAX_VIOLATIONS)
+            .map(|e| {
+                let preview = preview(e.instance());
+                Violation {
+                    path: e.instance_path().as_str().to_owned(),
+                    keyword: e.kind().keyword().to_owned(),
+                    message: truncate(&e.masked_with(preview).to_string(), MAX_MESSAGE),
+                }
+            })
+            .collect()
+    }
+
+    /// Whether `instance` is valid (faster than [`Schema::check`]).
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        self.validator.is_valid(instance)
+    }
+}
+
+/// A short rendering of a value for messages: compact JSON, at most
+/// [`PREVIEW_CHARS`] characters (the value is never serialised further).
+fn preview(v: &Value) -> String {
+    let mut out = Limited { buf: Vec::new(), cap: PREVIEW_CHARS * 4 + 4 };
+    // The writer refuses bytes past its cap: the error only ends the rendering.
+    let cut = serde_json::to_writer(&mut out, v).is_err();
+    let text = String::from_utf8_lossy(&out.buf);
+    let shown = truncate(&text, PREVIEW_CHARS);
+    if cut && !shown.ends_with('…') {
+        format!("{shown}…")
+    } else {
+        shown
+    }
+}
+
+/// A writer that keeps at most `cap` bytes and then fails.
+struct Limited {
+    buf: Vec<u8>,
+    cap: usize,
+}
+
+impl std::io::Write for Limited {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        let room = self.cap.saturating_sub(self.buf.len());
+        if room == 0 {
+            return Err(std::io::Error::other("preview full"));
+        }
+        let n = room.min(data.len());
+        self.buf.extend_from_slice(&data[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `s` cut to `max` characters (an ellipsis marks the cut).
+fn truncate(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}

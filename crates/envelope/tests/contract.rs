@@ -1,0 +1,1 @@
+//! `envelope::contract`: strict JSON Schema validation of model outputs.
