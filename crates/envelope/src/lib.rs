@@ -24,6 +24,7 @@ pub mod display;
 pub mod edit;
 pub mod engine;
 pub mod export;
+pub mod golden;
 #[cfg(feature = "providers")]
 pub mod import;
 pub mod jsonread;
