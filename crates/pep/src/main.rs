@@ -30,6 +30,7 @@ mod budget;
 mod calls;
 mod diff;
 mod lint;
+mod live;
 mod many;
 mod skills;
 mod template;
