@@ -262,7 +262,7 @@ mod tests {
                     .collect(),
             })
             .collect();
-        Envelope { version: "1.0".into(), model: None, params: None, messages, source: None }
+        Envelope { version: "1.0".into(), model: None, prompt: None, params: None, messages, source: None }
     }
 
     proptest::proptest! {

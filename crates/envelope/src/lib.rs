@@ -37,6 +37,7 @@ pub mod locator;
 pub mod markdown;
 pub mod number;
 pub mod output;
+pub mod output_schema;
 pub mod parse;
 pub mod parts;
 #[cfg(feature = "templates")]

@@ -380,7 +380,11 @@ impl Decoder {
 
     fn envelope(&mut self, v: &Value) -> Option<Envelope> {
         let o = self.object(v, "", "the document")?;
-        self.unknown_fields(&o, &["$schema", "version", "model", "params", "source", "messages"], "the envelope");
+        self.unknown_fields(
+            &o,
+            &["$schema", "version", "model", "prompt", "params", "source", "messages"],
+            "the envelope",
+        );
         // `$schema` names the JSON Schema an editor validates against; it is
         // not part of the model and is only checked to be a string.
         self.opt(&o, "$schema", Want::Str);
@@ -396,6 +400,7 @@ impl Decoder {
             }
         }
         let model = self.opt_string(&o, "model");
+        let prompt = self.prompt(&o);
         let source = self.format(&o, "source");
         let messages = self.req(&o, "messages", Want::Array).and_then(Value::as_array).map(|list| {
             let mut out = Vec::with_capacity(list.len());
@@ -415,6 +420,7 @@ impl Decoder {
         Some(Envelope {
             version: version.unwrap_or_else(|| VERSION.to_string()),
             model: model.flatten(),
+            prompt: prompt.flatten(),
             params: params.flatten(),
             source: source.flatten(),
             messages: messages?,
@@ -619,6 +625,31 @@ impl Decoder {
             provider: provider?,
             shape: shape?,
         })
+    }
+
+    /// Extension (prompt identity): `prompt: {name?, version?}`, each a
+    /// non-empty string; any other field is an error at its path.
+    fn prompt(&mut self, o: &Obj) -> Option<Option<PromptId>> {
+        let Some(v) = self.opt(o, "prompt", Want::Object)? else { return Some(None) };
+        let p = self.object(v, &join(&o.path, "prompt"), "the prompt's identity")?;
+        self.unknown_fields(&p, &["name", "version"], "the prompt's identity");
+        let name = self.opt_string(&p, "name");
+        let version = self.opt_string(&p, "version");
+        let mut ok = true;
+        for (key, value) in [("name", &name), ("version", &version)] {
+            if let Some(Some(s)) = value {
+                if s.trim().is_empty() {
+                    self.err(
+                        Rule::WrongType,
+                        join(&p.path, key),
+                        format!("the prompt's {key} is empty; give a non-empty string or leave `{key}` out"),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        let (name, version) = (name?, version?);
+        ok.then_some(Some(PromptId { name, version }))
     }
 
     /// A request format's code (`openai`, `responses`, `anthropic`, `gemini`, `bedrock`).

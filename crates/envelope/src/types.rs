@@ -18,6 +18,11 @@ pub struct Envelope {
     pub version: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Extension (prompt identity, docs/EXTENSIONS.md): the prompt's name
+    /// and version (`{"name": "compliance-report", "version": "2.3.1"}`).
+    /// Not model input and not a request field: no export sends it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<PromptId>,
     /// Extension (docs/DECISIONS.md): the request's settings (`temperature`,
     /// `max_tokens`, `tool_choice`, …) as the provider spells them, key order
     /// kept. Not model input; passed through on export.
@@ -30,6 +35,29 @@ pub struct Envelope {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<RequestFormat>,
     pub messages: Vec<Message>,
+}
+
+impl Envelope {
+    /// The prompt's name (extension: prompt identity), if the document gives one.
+    pub fn prompt_name(&self) -> Option<&str> {
+        self.prompt.as_ref().and_then(|p| p.name.as_deref())
+    }
+
+    /// The prompt's version (extension: prompt identity), if the document gives one.
+    pub fn prompt_version(&self) -> Option<&str> {
+        self.prompt.as_ref().and_then(|p| p.version.as_deref())
+    }
+}
+
+/// Extension (prompt identity, docs/EXTENSIONS.md): which prompt a document
+/// is, and which version of it. Both are free, non-empty strings (`"2.3.1"`,
+/// `"v2.3.1"`, a date): the version is compared for equality only.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PromptId {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// The request formats an envelope can come from (extension: fidelity).

@@ -392,6 +392,7 @@ fn detail(index: u32, c: &recorded::Call) -> Call {
         pretty(&envelope::Envelope {
             version: envelope::types::VERSION.to_string(),
             model: o.response_model.clone(),
+            prompt: None,
             params: None,
             source: None,
             messages: o.messages.clone(),

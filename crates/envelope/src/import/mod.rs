@@ -983,7 +983,7 @@ pub(crate) fn assemble(
             ext,
         })
         .collect();
-    Envelope { version: VERSION.to_string(), model, params, source, messages }
+    Envelope { version: VERSION.to_string(), model, prompt: None, params, source, messages }
 }
 
 /// The `shape` flag of a `media` or `document` segment read from a text

@@ -148,6 +148,7 @@ fn first_substitution(ctx: &Ctx, vars: &Vars) -> Option<(usize, usize, usize)> {
     if tools.iter().any(|s| uses_a_variable(s, vars)) {
         let mini = Envelope {
             version: env.version.clone(),
+            prompt: None,
             model: None,
             params: None,
             messages: vec![holder(tools, Role::System), holder(all_vars.clone(), Role::System)],
@@ -166,6 +167,7 @@ fn first_substitution(ctx: &Ctx, vars: &Vars) -> Option<(usize, usize, usize)> {
         target.segments = target.segments.iter().map(mark).collect();
         let mini = Envelope {
             version: env.version.clone(),
+            prompt: None,
             model: None,
             params: None,
             messages: vec![target, holder(all_vars.clone(), Role::System)],

@@ -66,7 +66,10 @@ pub fn to_envelope(rendered: &Rendered) -> (Envelope, Vec<Diagnostic>) {
             ext: Default::default(),
         });
     }
-    (Envelope { version: VERSION.to_string(), model: None, params: None, messages, source: None }, warnings)
+    (
+        Envelope { version: VERSION.to_string(), model: None, prompt: None, params: None, messages, source: None },
+        warnings,
+    )
 }
 
 fn unique_id(part: &Part, index: usize, used: &mut HashSet<String>) -> String {
