@@ -14,7 +14,9 @@ use crate::components::loader::{
 use crate::components::reports::{shown, Report};
 use crate::demos::{self, DEMOS};
 use crate::edit::Editing;
-use crate::pages::{CallsRoute, CompareRoute, DemoPage, DemoRoute, NotFound, SkillsRoute, TemplateRoute, UserDocPage};
+use crate::pages::{
+    CallsRoute, CompareRoute, DemoPage, DemoRoute, NotFound, ResponseRoute, SkillsRoute, TemplateRoute, UserDocPage,
+};
 use crate::router::{self, href, use_route, Route as Page};
 use crate::share;
 use crate::state::{Expansion, Prefs, Session};
@@ -85,6 +87,7 @@ fn Shell() -> impl IntoView {
                 <Route path=path!("/diff") view={Lazy::<CompareRoute>::new()}/>
                 <Route path=path!("/template") view={Lazy::<TemplateRoute>::new()}/>
                 <Route path=path!("/skills") view={Lazy::<SkillsRoute>::new()}/>
+                <Route path=path!("/response") view={Lazy::<ResponseRoute>::new()}/>
                 <Route path=path!("/calls") view={Lazy::<CallsRoute>::new()}/>
                 <Route path=path!("/calls/:n") view={Lazy::<CallsRoute>::new()}/>
             </Routes>
@@ -203,6 +206,7 @@ fn Header() -> impl IntoView {
         Page::Diff => "Compare".to_string(),
         Page::Template => "Template".to_string(),
         Page::Skills => "Skills".to_string(),
+        Page::Response => "Response".to_string(),
         Page::Calls | Page::Call(_) => "Calls".to_string(),
         Page::NotFound => "Demos".to_string(),
     };
@@ -236,6 +240,8 @@ fn Header() -> impl IntoView {
                     aria-current=move || (route.get() == Page::Template).then_some("page")>"Template"</a>
                 <a href=href("/skills") class="tool-link" data-testid="nav-skills" title="What the model sees of SKILL.md files, before and after loading"
                     aria-current=move || (route.get() == Page::Skills).then_some("page")>"Skills"</a>
+                <a href=href("/response") class="tool-link" data-testid="nav-response" title="Check a model's output against the document's output schema and a golden output"
+                    aria-current=move || (route.get() == Page::Response).then_some("page")>"Response"</a>
                 {move || session.calls.current.with(Option::is_some).then(|| view! {
                     <a href=href("/calls") class="tool-link" data-testid="nav-calls" title="The recorded calls read last"
                         aria-current=move || matches!(route.get(), Page::Calls | Page::Call(_)).then_some("page")>"Calls"</a>

@@ -1,5 +1,5 @@
 //! The pages the routes show: a demo, the user's document, not found, and
-//! the lazy routes (Compare, Template, Skills, Calls) whose code is a split module fetched
+//! the lazy routes (Compare, Template, Skills, Response, Calls) whose code is a split module fetched
 //! on the route's first visit.
 
 use std::sync::Arc;
@@ -177,6 +177,11 @@ split_route!(
     /// `/skills`, over the split view `components::skills::SKILLS`.
     SkillsRoute,
     crate::components::skills::SKILLS
+);
+split_route!(
+    /// `/response`, over the split view `components::response::RESPONSE`.
+    ResponseRoute,
+    crate::components::response::RESPONSE
 );
 split_route!(
     /// `/calls` and `/calls/:n`, over the split view `components::calls::CALLS`.

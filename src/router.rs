@@ -33,6 +33,9 @@ pub enum Route {
     Template,
     /// `/skills`: SKILL.md files, what the model sees before and after loading.
     Skills,
+    /// `/response`: a model's output for the document on screen, checked
+    /// against its output schema and a golden output.
+    Response,
     /// `/calls`: the recorded calls read last (a trace, a batch file).
     Calls,
     /// `/calls/:n`: call `n` (1-based, in the order read) of those.
@@ -51,6 +54,7 @@ impl Route {
             Route::Diff => "Compare".to_string(),
             Route::Template => "Template".to_string(),
             Route::Skills => "Skills".to_string(),
+            Route::Response => "Response".to_string(),
             Route::Calls => "Calls".to_string(),
             Route::Call(n) => format!("Call {n}"),
             Route::Demo(_) | Route::NotFound => "Page not found".to_string(),
@@ -77,6 +81,7 @@ impl Route {
             ("diff", None, _) => Route::Diff,
             ("template", None, _) => Route::Template,
             ("skills", None, _) => Route::Skills,
+            ("response", None, _) => Route::Response,
             ("calls", None, _) => Route::Calls,
             ("calls", Some(n), None) => call_number(n).map_or(Route::NotFound, Route::Call),
             _ => Route::NotFound,
@@ -169,6 +174,9 @@ mod tests {
         assert_eq!(Route::parse("/template/"), Route::Template);
         assert_eq!(Route::parse("/skills"), Route::Skills);
         assert_eq!(Route::Skills.title(|_| true), "Skills · Prompt Envelope");
+        assert_eq!(Route::parse("/response"), Route::Response);
+        assert_eq!(Route::parse("/response/"), Route::Response);
+        assert_eq!(Route::Response.title(|_| true), "Response · Prompt Envelope");
         assert_eq!(Route::parse("/calls"), Route::Calls);
         assert_eq!(Route::parse("/calls/12"), Route::Call(12));
         assert_eq!(Route::Call(12).title(|_| true), "Call 12 · Prompt Envelope");
@@ -185,6 +193,8 @@ mod tests {
             "/templates",
             "/skills/x",
             "/skill",
+            "/response/x",
+            "/responses",
             "/calls/0",
             "/calls/012",
             "/calls/-1",

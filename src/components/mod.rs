@@ -15,6 +15,7 @@ pub mod loader;
 pub mod panel;
 pub mod protocol_panel;
 pub mod reports;
+pub mod response;
 pub mod rich;
 pub mod segments;
 pub mod settings;

@@ -2,7 +2,7 @@
 //! first page load fetches none of it), asked with postMessage, answered
 //! without blocking the page. One typed async function per operation, in a
 //! module each: [`tokens::encode`], [`import::import`], [`export::export`],
-//! [`lint::lint_timed`], [`diff::diff`], [`render::render_timed`],
+//! [`lint::lint_timed`], [`diff::diff`], [`render::render_timed`], [`response::check`],
 //! [`recorded::read`] (with progress) and [`recorded::call`].
 //! The protocol is documented in the worker crate (`pep_token_worker`); its
 //! messages are the core's (`envelope::engine`), which the worker writes and
@@ -19,6 +19,7 @@ pub mod import;
 pub mod lint;
 pub mod recorded;
 pub mod render;
+pub mod response;
 pub mod tokens;
 
 use std::cell::RefCell;

@@ -21,6 +21,7 @@
 //! | `"lint"` | `{id, op, request}`: [`engine::lint::Request`] | `{id, reply, ms}`: [`engine::lint::Reply`] |
 //! | `"diff"` | `{id, op, request}`: [`engine::diff::Request`] | `{id, reply, ms}`: [`engine::diff::Reply`] |
 //! | `"render"` | `{id, op, request}`: [`engine::render::Request`] (a PromptPoet template and its data) | `{id, reply, ms}`: [`engine::render::Reply`] |
+//! | `"response"` | `{id, op, request}`: [`engine::response::Request`] (an output, its schema, a golden output and the match rules) | `{id, reply, ms}`: [`engine::response::Reply`] |
 //! | `"recorded"` | `{id, op, request, files?}`: [`engine::recorded::Request`]; `files`, the `File`s a `read` names | `{id, progress}` messages while reading ([`engine::recorded::Progress`]), then `{id, reply, ms}`: [`engine::recorded::Reply`] |
 //!
 //! `encode` ([`tokens`]) keeps its typed arrays for throughput (and, with no
@@ -66,6 +67,8 @@
 //! [`engine::diff::Reply`]: envelope::engine::diff::Reply
 //! [`engine::render::Request`]: envelope::engine::render::Request
 //! [`engine::render::Reply`]: envelope::engine::render::Reply
+//! [`engine::response::Request`]: envelope::engine::response::Request
+//! [`engine::response::Reply`]: envelope::engine::response::Reply
 //! [`engine::recorded::Request`]: envelope::engine::recorded::Request
 //! [`engine::recorded::Progress`]: envelope::engine::recorded::Progress
 //! [`engine::recorded::Reply`]: envelope::engine::recorded::Reply
@@ -76,6 +79,7 @@ pub mod import;
 pub mod lint;
 pub mod recorded;
 pub mod render;
+pub mod response;
 pub mod tokens;
 
 use envelope::engine;
@@ -91,6 +95,7 @@ pub const JSON_OPS: &[(&str, JsonOp)] = &[
     (engine::lint::OP, lint::handle),
     (engine::diff::OP, diff::handle),
     (engine::render::OP, render::handle),
+    (engine::response::OP, response::handle),
 ];
 
 /// The JSON operation named `op`.

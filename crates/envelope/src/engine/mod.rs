@@ -36,6 +36,7 @@ pub mod import;
 pub mod lint;
 pub mod recorded;
 pub mod render;
+pub mod response;
 
 /// `encode`: `{texts: string[], ids: bool}` → `{lens: Uint32Array,
 /// tokens?: Uint32Array, pieces?: Uint32Array, ms}` (o200k_base counts of

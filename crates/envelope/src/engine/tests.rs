@@ -116,3 +116,26 @@ fn render_messages() {
         assert_eq!(failure.source.as_str(), source);
     }
 }
+
+#[test]
+fn response_messages() {
+    let q: response::Request = round_trip(json!({"schema": {"type": "object"}, "output": "{\"a\": 1}",
+        "golden": "{\"a\": 2}", "rules": {"exact": [], "fuzzy": [["/summary", 0.6]], "ignore": ["/id"]}}));
+    assert_eq!(q.rules.fuzzy, [("/summary".to_string(), 0.6)]);
+    // Rules may be left out: none.
+    let q: response::Request = serde_json::from_value(json!({"schema": null, "output": "x", "golden": null})).unwrap();
+    assert_eq!(q.rules, response::Rules::default());
+    let r: response::Reply = round_trip(json!({"text_from": "openai-chat", "model": "gpt-4o", "text": "{\"a\": 1}",
+        "parsed": {"json": {"value": {"a": 1}}},
+        "validation": {"checked": {"violations": [{"path": "/a", "keyword": "type", "message": "1 is not of type \"string\""}], "more": 0}},
+        "comparison": {"compared": {"differences": [{"path": "/a", "kind": "value", "expected": 2, "actual": 1, "message": "2 → 1"}], "more": 3}}}));
+    assert!(matches!(r.validation, response::Validation::Checked { ref violations, .. } if violations[0].path == "/a"));
+    for (validation, comparison) in [
+        (json!("no_schema"), json!("no_golden")),
+        (json!({"schema_error": {"message": "at /properties/a: bad"}}), json!({"golden_error": {"message": "line 1"}})),
+        (json!("not_parsed"), json!("not_parsed")),
+    ] {
+        round_trip::<response::Reply>(json!({"text_from": "text", "model": null, "text": "Sure! {}",
+            "parsed": {"failed": {"message": "prose before the JSON"}}, "validation": validation, "comparison": comparison}));
+    }
+}
