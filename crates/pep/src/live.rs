@@ -133,7 +133,8 @@ pub enum LiveError {
     /// The base URL is not an `http://` or `https://` URL.
     BadBaseUrl { provider: &'static str, url: String },
     /// The provider answered with a status that is not 2xx (after any retries).
-    Http { status: u16, body: String, attempts: u32 },
+    /// `url` is where it was sent (it never holds a key).
+    Http { status: u16, body: String, attempts: u32, url: String },
     /// No answer: connection, TLS, timeout, or an unreadable body (after any retries).
     Transport { message: String, attempts: u32 },
     /// The reply came but could not be written to the record folder.
@@ -153,8 +154,8 @@ impl fmt::Display for LiveError {
             LiveError::BadBaseUrl { provider, url } => {
                 write!(f, "base URL for {provider} is not an http:// or https:// URL: {}", shorten(url, 120))
             }
-            LiveError::Http { status, body, attempts } => {
-                write!(f, "HTTP {status}")?;
+            LiveError::Http { status, body, attempts, url } => {
+                write!(f, "HTTP {status} from {url}")?;
                 if *attempts > 1 {
                     write!(f, " after {attempts} attempts")?;
                 }
@@ -453,7 +454,12 @@ fn send_one(job: &LiveJob, cfg: &LiveConfig, agents: &Agents) -> Result<LiveRepl
             }
             Attempt::Failed { status, body, retry_after, retryable } => {
                 if last || !retryable {
-                    return Err(LiveError::Http { status, body: mask(&body, &prepared.key), attempts: attempt });
+                    return Err(LiveError::Http {
+                        status,
+                        body: mask(&body, &prepared.key),
+                        attempts: attempt,
+                        url: prepared.url.clone(),
+                    });
                 }
                 std::thread::sleep(wait(cfg, attempt, retry_after));
             }
@@ -480,7 +486,7 @@ fn attempt_once(agent: &ureq::Agent, p: &Prepared) -> Attempt {
     }
     let mut resp = match req.send(&p.body[..]) {
         Ok(r) => r,
-        Err(e) => return Attempt::Transport(e.to_string()),
+        Err(e) => return Attempt::Transport(format!("POST {}: {e}", p.url)),
     };
     let status = resp.status().as_u16();
     let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
@@ -492,7 +498,7 @@ fn attempt_once(agent: &ureq::Agent, p: &Prepared) -> Attempt {
     let should_retry = header("x-should-retry").map(|v| v.trim().eq_ignore_ascii_case("true"));
     let body = match resp.body_mut().with_config().limit(BODY_LIMIT).read_to_string() {
         Ok(b) => b,
-        Err(e) => return Attempt::Transport(format!("reading the reply (HTTP {status}): {e}")),
+        Err(e) => return Attempt::Transport(format!("POST {}: reading the reply (HTTP {status}): {e}", p.url)),
     };
     if (200..300).contains(&status) {
         return Attempt::Done { status, body };

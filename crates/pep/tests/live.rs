@@ -342,7 +342,11 @@ fn a_500_twice_then_success_and_retries_run_out() {
     assert!(matches!(err, LiveError::Http { status: 529, attempts: 2, .. }), "{err:?}");
     assert_eq!(server.requests(), 2);
     let shown = err.to_string();
-    assert!(shown.contains("HTTP 529 after 2 attempts") && shown.contains("Overloaded"), "{shown}");
+    assert!(
+        shown.contains(&format!("HTTP 529 from {}/v1/chat/completions after 2 attempts: ", server.base)),
+        "{shown}"
+    );
+    assert!(shown.contains("Overloaded"), "{shown}");
 }
 
 #[test]
@@ -467,7 +471,12 @@ fn transport_errors_are_retried_then_reported() {
     c.retries = 2;
     let err = live::send_all(vec![chat_job("a")], &c).remove(0).unwrap_err();
     assert!(matches!(err, LiveError::Transport { attempts: 3, .. }), "{err:?}");
-    assert!(err.to_string().starts_with("request failed after 3 attempts: "), "{err}");
+    assert!(
+        err.to_string().starts_with(&format!(
+            "request failed after 3 attempts: POST http://127.0.0.1:{port}/v1/chat/completions: "
+        )),
+        "{err}"
+    );
 
     // A server slower than the timeout.
     let server = serve(|_, _| {
