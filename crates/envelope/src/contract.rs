@@ -10,6 +10,7 @@
 
 use std::fmt;
 
+use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
 /// One way the instance breaks the schema.
@@ -67,11 +68,27 @@ pub const MAX_VIOLATIONS: usize = 1000;
 /// Compiles `schema` strictly: the schema itself is checked against its
 /// draft's meta-schema; references resolve only inside the schema.
 pub fn compile(schema: &Value) -> Result<Schema, SchemaError> {
-    let validator = jsonschema::options().offline().build(schema).map_err(|e| SchemaError {
-        at: e.schema_path().as_str().to_owned(),
-        message: truncate(&e.to_string(), MAX_MESSAGE),
-    })?;
+    let validator = jsonschema::options().offline().build(schema).map_err(|e| schema_error(&e))?;
     Ok(Schema { validator })
+}
+
+/// A compile error: where in the schema (the meta-schema's instance path is
+/// the user's schema), and what.
+fn schema_error(e: &jsonschema::ValidationError<'_>) -> SchemaError {
+    let message = match e.kind() {
+        ValidationErrorKind::Referencing(jsonschema::ReferencingError::Unretrievable { uri, .. }) => format!(
+            "the reference {} points outside the schema: references are resolved only inside \
+             it (nothing is fetched from the network or from files)",
+            quoted(uri)
+        ),
+        _ => e.masked_with(preview(e.instance())).to_string(),
+    };
+    SchemaError { at: e.instance_path().as_str().to_owned(), message: truncate(&message, MAX_MESSAGE) }
+}
+
+/// `'s'`, at most [`PREVIEW_CHARS`] characters of it.
+fn quoted(s: &str) -> String {
+    format!("'{}'", truncate(s, PREVIEW_CHARS))
 }
 
 impl Schema {
@@ -82,11 +99,22 @@ impl Schema {
             .iter_errors(instance)
             .take(MAX_VIOLATIONS)
             .map(|e| {
-                let preview = preview(e.instance());
+                let shown = preview(e.instance());
+                let message = match e.kind() {
+                    // All the allowed values when they are few and short.
+                    ValidationErrorKind::Enum { options } => match options.as_array() {
+                        Some(list) if render(options, 160).1 => format!(
+                            "{shown} is not one of {}",
+                            list.iter().map(Value::to_string).collect::<Vec<_>>().join(", ")
+                        ),
+                        _ => e.masked_with(shown).to_string(),
+                    },
+                    _ => e.masked_with(shown).to_string(),
+                };
                 Violation {
                     path: e.instance_path().as_str().to_owned(),
                     keyword: e.kind().keyword().to_owned(),
-                    message: truncate(&e.masked_with(preview).to_string(), MAX_MESSAGE),
+                    message: truncate(&message, MAX_MESSAGE),
                 }
             })
             .collect()
@@ -101,16 +129,22 @@ impl Schema {
 /// A short rendering of a value for messages: compact JSON, at most
 /// [`PREVIEW_CHARS`] characters (the value is never serialised further).
 fn preview(v: &Value) -> String {
-    let mut out = Limited { buf: Vec::new(), cap: PREVIEW_CHARS * 4 + 4 };
-    // The writer refuses bytes past its cap: the error only ends the rendering.
-    let cut = serde_json::to_writer(&mut out, v).is_err();
-    let text = String::from_utf8_lossy(&out.buf);
+    let (text, whole) = render(v, PREVIEW_CHARS * 4 + 4);
     let shown = truncate(&text, PREVIEW_CHARS);
-    if cut && !shown.ends_with('…') {
+    if !whole && !shown.ends_with('…') {
         format!("{shown}…")
     } else {
         shown
     }
+}
+
+/// Compact JSON of `v`, at most `cap` bytes (lossy at a cut character), and
+/// whether that is all of it. Never serialises past the cap.
+fn render(v: &Value, cap: usize) -> (String, bool) {
+    let mut out = Limited { buf: Vec::new(), cap };
+    // The writer refuses bytes past its cap: the error only ends the rendering.
+    let whole = serde_json::to_writer(&mut out, v).is_ok();
+    (String::from_utf8_lossy(&out.buf).into_owned(), whole)
 }
 
 /// A writer that keeps at most `cap` bytes and then fails.
