@@ -141,7 +141,10 @@ pub struct RenderError {
     /// may be `ScannerError` where PyYAML says `ParserError`.
     pub class: String,
     pub message: String,
-    /// 1-based line in the template.
+    /// The loaded template (`include`, `import`, `extends`) the error is in,
+    /// as the loader was asked for it; `None`: the template rendered.
+    pub template: Option<String>,
+    /// 1-based line in the template (in `template` when it is set).
     pub line: Option<usize>,
     /// 1-based column in the template, where known.
     pub column: Option<usize>,
@@ -159,6 +162,7 @@ impl RenderError {
             stage,
             class: class.into(),
             message: message.into(),
+            template: None,
             line: None,
             column: None,
             rendered_line: None,
@@ -169,9 +173,11 @@ impl RenderError {
 
     /// The error as a diagnostic (path `line N` or `rendered line N`).
     pub fn diagnostic(&self) -> Diagnostic {
-        let path = match (self.line, self.rendered_line) {
-            (Some(l), _) => format!("line {l}"),
-            (None, Some(r)) => format!("rendered line {r}"),
+        let path = match (&self.template, self.line, self.rendered_line) {
+            (Some(t), Some(l), _) => format!("{t} line {l}"),
+            (Some(t), None, _) => t.clone(),
+            (None, Some(l), _) => format!("line {l}"),
+            (None, None, Some(r)) => format!("rendered line {r}"),
             _ => String::new(),
         };
         let mut d = Diagnostic::new(self.stage.rule(), path, format!("{}: {}", self.class, self.message));
@@ -353,18 +359,55 @@ fn usage_warnings(usage: &jinja::Usage) -> Vec<Diagnostic> {
     for (n, l) in &usage.functions {
         add("function", n, *l, &mut out);
     }
-    for (stmt, line) in &usage.loads {
-        out.push(inexact(
-            Some(*line),
-            format!("`{stmt}` loads another template file: pep renders one template alone (prompt-poet loads it from the template's folder)"),
-        ));
-    }
     out
 }
 
-/// Renders `template` with `data` as prompt-poet 0.0.52 does (the error is
-/// boxed: it carries the warnings found before it).
+/// Filters and tests Jinja2 does not know: a `TemplateAssertionError` when
+/// the template compiles.
+fn check_usage(usage: &jinja::Usage) -> Result<(), jinja::TemplateError> {
+    let fail = |message: String, line: usize| jinja::TemplateError {
+        class: "TemplateAssertionError".into(),
+        message,
+        line: Some(line),
+        column: None,
+        syntax: true,
+    };
+    if let Some((name, line)) = usage.filters.iter().find(|(n, _)| !JINJA_FILTERS.contains(&n.as_str())) {
+        return Err(fail(format!("No filter named '{name}'."), *line));
+    }
+    if let Some((name, line)) = usage.tests.iter().find(|(n, _)| !JINJA_TESTS.contains(&n.as_str())) {
+        return Err(fail(format!("No test named '{name}'."), *line));
+    }
+    Ok(())
+}
+
+/// Renders `template` with `data` as prompt-poet 0.0.52 renders a template
+/// file alone in its folder: `include`, `import` and `extends` find nothing
+/// (`TemplateNotFound`). The error is boxed: it carries the warnings found
+/// before it.
 pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Box<RenderError>> {
+    render_with(template, data, &|_| None)
+}
+
+/// Renders `template` with `data` as prompt-poet 0.0.52 renders
+/// `Prompt(template_path=FOLDER/FILE, template_data=DATA)`: `include`,
+/// `import`, `from … import` and `extends` load the templates they name
+/// through `loader`.
+///
+/// The loader contract: it is asked for a name relative to the template's
+/// folder, already resolved as Jinja2's `FileSystemLoader` resolves it
+/// (`/`-separated, no empty, `.` or `..` piece, no backslash, never
+/// absolute — [`jinja::normalize_name`]); it answers the file's text, or
+/// `None` when there is no such file (or it must not be read: a loader over
+/// a real folder also refuses what resolves outside it, e.g. through a
+/// symbolic link). It may be asked for a name the render never reaches
+/// (constant names are fetched ahead) and at most [`jinja::MAX_TEMPLATES`]
+/// times per render.
+pub fn render_with(
+    template: &str,
+    data: &serde_json::Value,
+    loader: &dyn Fn(&str) -> Option<String>,
+) -> Result<Rendered, Box<RenderError>> {
     let mut warnings = Vec::new();
     let fail = |mut e: Box<RenderError>, warnings: &Vec<Diagnostic>| {
         e.warnings = warnings.clone();
@@ -384,20 +427,10 @@ pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Box<
             return fail(err, &warnings);
         }
     };
-    for (name, line) in &usage.filters {
-        if !JINJA_FILTERS.contains(&name.as_str()) {
-            let mut err =
-                RenderError::new(Stage::Syntax, "TemplateAssertionError", format!("No filter named '{name}'."));
-            err.line = Some(*line);
-            return fail(err, &warnings);
-        }
-    }
-    for (name, line) in &usage.tests {
-        if !JINJA_TESTS.contains(&name.as_str()) {
-            let mut err = RenderError::new(Stage::Syntax, "TemplateAssertionError", format!("No test named '{name}'."));
-            err.line = Some(*line);
-            return fail(err, &warnings);
-        }
+    if let Err(e) = check_usage(&usage) {
+        let mut err = RenderError::new(Stage::Syntax, e.class, e.message);
+        err.line = e.line;
+        return fail(err, &warnings);
     }
     warnings.extend(usage_warnings(&usage));
 
@@ -446,11 +479,28 @@ pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Box<
 
     // 3. render_template (template.py line 110).
     let env = jinja::environment();
-    let text = match jinja::render(env, &prepared, Value::from_pairs(ctx)) {
+    let rendered = if usage.loads.is_empty() {
+        jinja::render(env, &prepared, Value::from_pairs(ctx)).map_err(|e| (e, None))
+    } else {
+        let loaded = jinja::render_loading(env, &prepared, &usage, Value::from_pairs(ctx), loader, &check_usage);
+        let (result, usages) = match loaded {
+            Ok((text, usages)) => (Ok(text), usages),
+            Err((e, usages)) => (Err((e.error, e.template)), usages),
+        };
+        for (name, u) in &usages {
+            for mut w in usage_warnings(u) {
+                w.path = if w.path.is_empty() { name.clone() } else { format!("{name} {}", w.path) };
+                warnings.push(w);
+            }
+        }
+        result
+    };
+    let text = match rendered {
         Ok(t) => t,
-        Err(e) => {
+        Err((e, template)) => {
             let stage = if e.syntax { Stage::Syntax } else { Stage::Render };
             let mut err = RenderError::new(stage, e.class, e.message);
+            err.template = template;
             err.line = e.line;
             err.column = e.column;
             return fail(err, &warnings);
@@ -523,7 +573,7 @@ pub fn render(template: &str, data: &serde_json::Value) -> Result<Rendered, Box<
                         format!("can only concatenate str (not \"{}\") to str", bad.type_name()),
                     ),
                     &warnings,
-                )
+                );
             }
         }
     }
@@ -600,7 +650,7 @@ fn bind_part(kwargs: Vec<(PyValue, PyValue)>) -> Result<[Option<PyValue>; 7], Bo
                     Stage::Parts,
                     "TypeError",
                     format!("PromptPart.__init__() got an unexpected keyword argument '{k}'"),
-                ))
+                ));
             }
         }
     }
@@ -697,7 +747,7 @@ fn build_part(item: PyValue, data_keys: &[&str]) -> Result<(Part, Option<PyValue
                         Stage::Parts,
                         "TypeError",
                         format!("sequence item {idx}: expected str instance, {} found", other.type_name()),
-                    ))
+                    ));
                 }
                 None => unreachable!("checked above"),
             }

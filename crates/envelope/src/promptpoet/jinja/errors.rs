@@ -50,7 +50,7 @@ pub fn error_of(e: &Error, syntax: bool) -> TemplateError {
             _ => ("TypeError", if detail.is_empty() { e.kind().to_string() } else { detail }),
         },
     };
-    let message = jinja2_undefined_wording(&message);
+    let message = jinja2_undefined_wording(&message).replace(super::HIDDEN, "");
     if let Some(tag) = message.strip_prefix("unknown statement ") {
         return TemplateError {
             class: class.into(),
@@ -154,6 +154,17 @@ pub(super) type FResult = Result<Value, Error>;
 /// columns: a column after a rewritten `~` or `%` on the same line may be
 /// off by the rewrite's length).
 pub(super) fn with_column(mut t: TemplateError, e: &Error, source: &str) -> TemplateError {
+    // Calling an undefined name: Jinja2 says which (`'f' is undefined`).
+    if t.message == "value of type undefined is not callable" {
+        let callee = e.range().and_then(|r| source.get(r)).and_then(|text| {
+            let name: String = text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            (!name.is_empty() && text[name.len()..].trim_start().starts_with('(')).then_some(name)
+        });
+        if let Some(name) = callee {
+            t.class = "UndefinedError".into();
+            t.message = format!("'{}' is undefined", name.strip_prefix(super::HIDDEN).unwrap_or(&name));
+        }
+    }
     if let (Some(line), Some(range)) = (t.line, e.range()) {
         if let Some(before) = source.get(..range.start) {
             let line_start = before.rfind('\n').map_or(0, |i| i + 1);

@@ -692,11 +692,65 @@ pub(super) fn f_tojson(value: Value, args: &[Value], kwargs: Kwargs) -> FResult 
     Ok(Value::from_safe_string(safe))
 }
 
+/// Python's `urllib.parse.quote_from_bytes` of the UTF-8 bytes: letters,
+/// digits and `_.-~` kept, `/` kept unless `for_qs`, the rest `%XX`; with
+/// `for_qs` `%20` becomes `+` (Jinja2's `url_quote`, `utils.py` 408–428).
+fn url_quote(s: &str, for_qs: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'~') || (b == b'/' && !for_qs) {
+            out.push(char::from(b));
+        } else if b == b' ' && for_qs {
+            out.push('+');
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Jinja2's `urlencode` (`filters.py` 147–175): a string (or anything not
+/// iterable) is quoted with `/` kept; a dict, or an iterable of pairs,
+/// becomes `k=v&…` quoted for a query string (values as `str()`).
+pub(super) fn f_urlencode(value: Value) -> FResult {
+    let iterable =
+        value.is_undefined() || matches!(value.kind(), ValueKind::Seq | ValueKind::Iterable | ValueKind::Map);
+    if value.kind() == ValueKind::String || !iterable {
+        return Ok(Value::from(url_quote(&py_str(&value), false)));
+    }
+    let mut pairs = Vec::new();
+    if value.kind() == ValueKind::Map {
+        for k in value.try_iter()? {
+            let v = value.get_item(&k)?;
+            pairs.push((k, v));
+        }
+    } else {
+        for item in items_of(&value)? {
+            let parts = match item.kind() {
+                ValueKind::String | ValueKind::Seq | ValueKind::Iterable | ValueKind::Map => items_of(&item)?,
+                _ => return Err(err("TypeError", format!("cannot unpack non-iterable {} object", kind_name(&item)))),
+            };
+            match parts.len() {
+                2 => pairs.push((parts[0].clone(), parts[1].clone())),
+                n if n < 2 => {
+                    return Err(err("ValueError", format!("not enough values to unpack (expected 2, got {n})")));
+                }
+                _ => return Err(err("ValueError", "too many values to unpack (expected 2)")),
+            }
+        }
+    }
+    let joined: Vec<String> =
+        pairs.iter().map(|(k, v)| format!("{}={}", url_quote(&py_str(k), true), url_quote(&py_str(v), true))).collect();
+    Ok(Value::from(joined.join("&")))
+}
+
 pub(super) fn unsupported(name: &'static str) -> impl Fn(Value, Rest<Value>) -> FResult + Send + Sync + 'static {
     move |_v: Value, _a: Rest<Value>| {
         Err(err(
             "TemplateRuntimeError",
-            format!("the `{name}` filter is not reproduced by pep (it is random or needs Python's library); prompt-poet would render it"),
+            format!(
+                "the `{name}` filter is not reproduced by pep (it is random or needs Python's library); prompt-poet would render it"
+            ),
         ))
     }
 }

@@ -20,6 +20,7 @@ mod args;
 mod errors;
 mod filters;
 mod json;
+mod load;
 mod methods;
 mod operators;
 mod pystr;
@@ -35,11 +36,12 @@ use errors::with_column;
 use filters::*;
 use methods::method_callback;
 use operators::{op_concat, op_mod};
-use rewrite::{syntax, CONCAT_FN, MOD_FN};
+use rewrite::{syntax, CONCAT_FN, MOD_FN, NC_FN};
 
 pub use errors::{error_of, TemplateError};
+pub use load::{normalize_name, render_loading, LoadError, LoadedUsage, MAX_ROUNDS, MAX_SOURCE, MAX_TEMPLATES};
 pub use pystr::py_splitlines;
-pub use rewrite::{prepare, Usage};
+pub use rewrite::{prepare, prepare_module, Usage, HIDDEN, NO_CONTEXT};
 
 /// Instruction budget for one render: far above any real template (a
 /// 2,000-turn history takes well under a million), it stops a runaway loop in
@@ -124,7 +126,8 @@ fn build_environment() -> Environment<'static> {
     env.add_filter("count", f_length);
     env.add_filter("pprint", f_pprint);
     env.add_filter("tojson", f_tojson);
-    for name in ["random", "urlize", "xmlattr", "urlencode"] {
+    env.add_filter("urlencode", f_urlencode);
+    for name in ["random", "urlize", "xmlattr"] {
         env.add_filter(name, unsupported(name));
     }
     env.add_test("number", t_number);
@@ -139,6 +142,10 @@ fn build_environment() -> Environment<'static> {
     env.add_function("joiner", minijinja_contrib::globals::joiner);
     env.add_function(CONCAT_FN, op_concat);
     env.add_function(MOD_FN, op_mod);
+    env.add_function(NC_FN, |name: Value| match name.as_str() {
+        Some(s) => Value::from(format!("{NO_CONTEXT}{s}")),
+        None => name,
+    });
     env
 }
 
@@ -153,21 +160,26 @@ pub fn render(env: &Environment<'static>, source: &str, ctx: Value) -> Result<St
 pub fn inexact_reason(kind: &str, name: &str) -> Option<&'static str> {
     match (kind, name) {
         ("filter", "random") => Some("is random"),
-        ("filter", "urlize" | "xmlattr" | "urlencode") => Some("is not reproduced (pep stops with an error)"),
+        ("filter", "urlize" | "xmlattr") => Some("is not reproduced (pep stops with an error)"),
         ("filter", "pprint") => Some("prints like repr(); Python's pprint wraps long values at 80 columns"),
         ("filter", "wordwrap") => Some("follows textwrap for plain text; hyphen and long-word details may differ"),
         ("filter", "striptags") => Some("unescapes only numeric and basic named HTML entities"),
         ("filter", "groupby") => Some("groups print differently when printed whole (Jinja2: _GroupTuple(...))"),
-        ("filter", "reverse" | "map" | "select" | "reject" | "selectattr" | "rejectattr" | "batch" | "slice" | "items") => {
-            None
-        }
+        (
+            "filter",
+            "reverse" | "map" | "select" | "reject" | "selectattr" | "rejectattr" | "batch" | "slice" | "items",
+        ) => None,
         ("function", "lipsum") => Some("is random"),
         ("function", "range") => None,
         ("method", "keys" | "values" | "items") => Some("printed directly, Python shows dict_keys([...]) and the like"),
         ("method", "format") => Some("format specs go through minijinja's str.format"),
-        ("method", "append" | "extend" | "insert" | "pop" | "remove" | "update" | "clear" | "setdefault" | "sort" | "reverse" | "popitem" | "add" | "discard") => {
-            Some("mutates a list or dict in Python; minijinja's values cannot change (pep stops with an error; use `namespace()` or filters)")
-        }
+        (
+            "method",
+            "append" | "extend" | "insert" | "pop" | "remove" | "update" | "clear" | "setdefault" | "sort" | "reverse"
+            | "popitem" | "add" | "discard",
+        ) => Some(
+            "mutates a list or dict in Python; minijinja's values cannot change (pep stops with an error; use `namespace()` or filters)",
+        ),
         ("method", "encode" | "decode" | "translate" | "maketrans" | "format_map" | "isidentifier" | "isprintable") => {
             Some("is not implemented (pep stops with an error)")
         }

@@ -9,6 +9,39 @@ use super::errors::{error_of, with_column, TemplateError};
 
 pub(super) const CONCAT_FN: &str = "__pp_concat";
 pub(super) const MOD_FN: &str = "__pp_mod";
+/// Marks a template name imported without context (`__pp_nc(name)` prefixes
+/// it with [`NO_CONTEXT`]).
+pub(super) const NC_FN: &str = "__pp_nc";
+/// The prefix of a template name imported without context.
+pub const NO_CONTEXT: char = '\u{1}';
+/// The prefix a name gets where Jinja2 would not see it (a free `loop`; a
+/// data name in a template imported without context): undefined there.
+pub const HIDDEN: &str = "__pp_nc_";
+
+/// Names Jinja2's environment defines for every template (its globals), and
+/// pep's helpers.
+const GLOBALS: &[&str] = &[
+    "range",
+    "dict",
+    "lipsum",
+    "cycler",
+    "joiner",
+    "namespace",
+    "caller",
+    "varargs",
+    "kwargs",
+    "self",
+    "super",
+    "true",
+    "false",
+    "none",
+    "True",
+    "False",
+    "None",
+    CONCAT_FN,
+    MOD_FN,
+    NC_FN,
+];
 
 /// What a template uses, for warnings about constructs rendered differently.
 #[derive(Clone, Debug, Default)]
@@ -20,14 +53,25 @@ pub struct Usage {
     pub functions: Vec<(String, usize)>,
     /// `include`, `import`, `from`, `extends` statements.
     pub loads: Vec<(&'static str, usize)>,
+    /// The template names those statements write as constants (fetched
+    /// before rendering).
+    pub load_names: Vec<String>,
 }
 
-/// `a ~ b` or `a % b` at source bytes `start..end`, the operator at `op`.
+/// A rewrite of source bytes `start..end`.
 struct Edit {
     start: usize,
     end: usize,
-    func: &'static str,
-    op: usize,
+    how: How,
+}
+
+enum How {
+    /// `a ~ b` or `a % b`, the operator at byte `op`: `func((a), (b))`.
+    Op { func: &'static str, op: usize },
+    /// `func((x))`.
+    Wrap(&'static str),
+    /// A variable renamed.
+    Rename(String),
 }
 
 struct Scanner<'s> {
@@ -36,6 +80,13 @@ struct Scanner<'s> {
     /// A statement Jinja2 does not know (`do`): (tag, line).
     unknown_tag: Option<(&'static str, usize)>,
     src: &'s str,
+    /// How many `for` bodies enclose the statement scanned (`loop` is free at 0).
+    for_depth: usize,
+    /// Every variable read: (name, start, end, a free `loop`).
+    vars: Vec<(String, usize, usize, bool)>,
+    /// Every name the template binds (`set`, `for`, `with`, macros and their
+    /// arguments, imports).
+    bound: std::collections::BTreeSet<String>,
 }
 
 fn line_of(span: ast_span::Span) -> usize {
@@ -60,12 +111,15 @@ impl<'s> Scanner<'s> {
             S::EmitExpr(e) => self.expr(&e.expr),
             S::EmitRaw(_) => {}
             S::ForLoop(f) => {
+                self.bind(&f.target);
                 self.expr(&f.target);
                 self.expr(&f.iter);
+                self.for_depth += 1;
                 if let Some(e) = &f.filter_expr {
                     self.expr(e);
                 }
                 self.stmts(&f.body);
+                self.for_depth -= 1;
                 self.stmts(&f.else_body);
             }
             S::IfCond(i) => {
@@ -75,16 +129,19 @@ impl<'s> Scanner<'s> {
             }
             S::WithBlock(w) => {
                 for (a, b) in &w.assignments {
+                    self.bind(a);
                     self.expr(a);
                     self.expr(b);
                 }
                 self.stmts(&w.body);
             }
             S::Set(s) => {
+                self.bind(&s.target);
                 self.expr(&s.target);
                 self.expr(&s.expr);
             }
             S::SetBlock(s) => {
+                self.bind(&s.target);
                 self.expr(&s.target);
                 if let Some(f) = &s.filter {
                     self.expr(f);
@@ -102,38 +159,53 @@ impl<'s> Scanner<'s> {
             S::Block(b) => self.stmts(&b.body),
             S::Import(i) => {
                 self.usage.loads.push(("import", line_of(i.span())));
-                self.expr(&i.expr);
+                self.bind(&i.name);
+                let isolated = self.without_context(i.span());
+                self.import_name(&i.expr, isolated);
             }
             S::FromImport(i) => {
                 self.usage.loads.push(("from", line_of(i.span())));
-                self.expr(&i.expr);
+                for (name, alias) in &i.names {
+                    self.bind(alias.as_ref().unwrap_or(name));
+                }
+                let isolated = self.without_context(i.span());
+                self.import_name(&i.expr, isolated);
             }
             S::Extends(e) => {
                 self.usage.loads.push(("extends", line_of(e.span())));
+                self.names(&e.name, "");
                 self.expr(&e.name);
             }
             S::Include(i) => {
                 self.usage.loads.push(("include", line_of(i.span())));
+                self.names(&i.name, "");
                 self.expr(&i.name);
             }
             S::Macro(m) => {
+                self.bound.insert(m.name.to_string());
                 for a in &m.args {
+                    self.bind(a);
                     self.expr(a);
                 }
                 for d in &m.defaults {
                     self.expr(d);
                 }
+                let depth = std::mem::take(&mut self.for_depth);
                 self.stmts(&m.body);
+                self.for_depth = depth;
             }
             S::CallBlock(c) => {
                 self.call(&c.call);
                 for a in &c.macro_decl.args {
+                    self.bind(a);
                     self.expr(a);
                 }
                 for d in &c.macro_decl.defaults {
                     self.expr(d);
                 }
+                let depth = std::mem::take(&mut self.for_depth);
                 self.stmts(&c.macro_decl.body);
+                self.for_depth = depth;
             }
             S::Do(d) => {
                 if self.unknown_tag.is_none() {
@@ -141,6 +213,60 @@ impl<'s> Scanner<'s> {
                 }
                 self.call(&d.call);
             }
+        }
+    }
+
+    /// The constant template names of a load statement (`'a'`, `['a', 'b']`),
+    /// each after `prefix`.
+    fn names(&mut self, e: &ast::Expr<'_>, prefix: &str) {
+        match e {
+            ast::Expr::Const(c) => {
+                if let Some(s) = c.value.as_str() {
+                    self.usage.load_names.push(format!("{prefix}{s}"));
+                }
+            }
+            ast::Expr::List(l) => l.items.iter().for_each(|x| self.names(x, prefix)),
+            ast::Expr::Tuple(t) => t.items.iter().for_each(|x| self.names(x, prefix)),
+            _ => {}
+        }
+    }
+
+    /// The template name of an `import` / `from … import`; without context
+    /// it becomes `__pp_nc(name)`, so the module loads with the data hidden.
+    fn import_name(&mut self, e: &ast::Expr<'_>, isolated: bool) {
+        if isolated {
+            let span = e.span();
+            let (start, end) = (span.start_offset as usize, span.end_offset as usize);
+            if start < end && end <= self.src.len() {
+                self.edits.push(Edit { start, end, how: How::Wrap(NC_FN) });
+                self.names(e, &NO_CONTEXT.to_string());
+            } else {
+                self.names(e, "");
+            }
+        } else {
+            self.names(e, "");
+        }
+        self.expr(e);
+    }
+
+    /// An import statement without `with context` (Jinja2's default for
+    /// imports: the module sees only the environment's globals).
+    fn without_context(&self, span: ast_span::Span) -> bool {
+        let text = self.src.get(span.start_offset as usize..span.end_offset as usize).unwrap_or("");
+        let text = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '%' | '}' | '-' | '+'));
+        let words: Vec<&str> = text.split_whitespace().collect();
+        !words.ends_with(&["with", "context"])
+    }
+
+    /// The names an assignment target binds.
+    fn bind(&mut self, e: &ast::Expr<'_>) {
+        match e {
+            ast::Expr::Var(v) => {
+                self.bound.insert(v.id.to_string());
+            }
+            ast::Expr::List(l) => l.items.iter().for_each(|x| self.bind(x)),
+            ast::Expr::Tuple(t) => t.items.iter().for_each(|x| self.bind(x)),
+            _ => {}
         }
     }
 
@@ -168,7 +294,12 @@ impl<'s> Scanner<'s> {
     fn expr(&mut self, e: &ast::Expr<'_>) {
         use ast::Expr as E;
         match e {
-            E::Var(_) | E::Const(_) => {}
+            E::Var(v) => {
+                let span = v.span();
+                let free_loop = v.id == "loop" && self.for_depth == 0;
+                self.vars.push((v.id.to_string(), span.start_offset as usize, span.end_offset as usize, free_loop));
+            }
+            E::Const(_) => {}
             E::Slice(s) => {
                 self.expr(&s.expr);
                 for x in [&s.start, &s.stop, &s.step].into_iter().flatten() {
@@ -196,7 +327,7 @@ impl<'s> Scanner<'s> {
                     }
                     let (start, end) = (s.start_offset as usize, s.end_offset as usize);
                     if bytes.get(op) == Some(&want) && start < op && op < end && end <= bytes.len() {
-                        self.edits.push(Edit { start, end, func, op });
+                        self.edits.push(Edit { start, end, how: How::Op { func, op } });
                     }
                 }
                 self.expr(&b.left);
@@ -251,9 +382,36 @@ pub(super) fn syntax() -> SyntaxConfig {
 
 /// Parses the (normalised) source, rewrites `~` and `%`, and reports what it uses.
 pub fn prepare(source: &str) -> Result<(String, Usage), TemplateError> {
+    prepare_module(source, false)
+}
+
+/// [`prepare`], and where Jinja2 would not see a name, renames it to an
+/// undefined one (`HIDDEN` + name): a `loop` outside any `for` of the
+/// template (Jinja2 does not pass `loop` to an included template), and, when
+/// `isolated` (a template imported without context), every name the template
+/// does not bind itself and that is not a global.
+pub fn prepare_module(source: &str, isolated: bool) -> Result<(String, Usage), TemplateError> {
     let ast = parse(source, "<template>", syntax()).map_err(|e| with_column(error_of(&e, true), &e, source))?;
-    let mut sc = Scanner { edits: Vec::new(), usage: Usage::default(), unknown_tag: None, src: source };
+    let mut sc = Scanner {
+        edits: Vec::new(),
+        usage: Usage::default(),
+        unknown_tag: None,
+        src: source,
+        for_depth: 0,
+        vars: Vec::new(),
+        bound: Default::default(),
+    };
     sc.stmt(&ast);
+    for (name, start, end, free_loop) in std::mem::take(&mut sc.vars) {
+        let hide = if name == "loop" {
+            free_loop
+        } else {
+            isolated && !sc.bound.contains(&name) && !GLOBALS.contains(&name.as_str())
+        };
+        if hide && source.get(start..end) == Some(name.as_str()) {
+            sc.edits.push(Edit { start, end, how: How::Rename(format!("{HIDDEN}{name}")) });
+        }
+    }
     if let Some((tag, line)) = sc.unknown_tag {
         return Err(TemplateError {
             class: "TemplateSyntaxError".into(),
@@ -264,7 +422,8 @@ pub fn prepare(source: &str) -> Result<(String, Usage), TemplateError> {
         });
     }
     let mut edits = sc.edits;
-    edits.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    let rank = |h: &How| u8::from(matches!(h, How::Rename(_)));
+    edits.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(rank(&a.how).cmp(&rank(&b.how))));
     let mut out = String::with_capacity(source.len() + edits.len() * 24);
     let mut i = 0;
     emit(source, &edits, &mut i, 0, source.len(), &mut out);
@@ -282,15 +441,32 @@ fn emit(src: &str, edits: &[Edit], i: &mut usize, lo: usize, hi: usize, out: &mu
             *i += 1;
             continue;
         }
-        let (start, end, func, op) = (e.start, e.end, e.func, e.op);
+        let (start, end) = (e.start, e.end);
         out.push_str(&src[pos..start]);
         *i += 1;
-        out.push_str(func);
-        out.push_str("((");
-        emit(src, edits, i, start, op, out);
-        out.push_str("), (");
-        emit(src, edits, i, op + 1, end, out);
-        out.push_str("))");
+        match &e.how {
+            How::Op { func, op } => {
+                let op = *op;
+                out.push_str(func);
+                out.push_str("((");
+                emit(src, edits, i, start, op, out);
+                out.push_str("), (");
+                emit(src, edits, i, op + 1, end, out);
+                out.push_str("))");
+            }
+            How::Wrap(func) => {
+                out.push_str(func);
+                out.push_str("((");
+                emit(src, edits, i, start, end, out);
+                out.push_str("))");
+            }
+            How::Rename(name) => {
+                out.push_str(name);
+                while *i < edits.len() && edits[*i].start < end {
+                    *i += 1;
+                }
+            }
+        }
         pos = end;
     }
     out.push_str(&src[pos..hi]);

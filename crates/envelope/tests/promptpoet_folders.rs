@@ -1,0 +1,112 @@
+//! `envelope::promptpoet::render_with` against the real prompt-poet 0.0.52
+//! on templates that load other templates: every folder in
+//! `fixtures/promptpoet/folders/` rendered from its `main.yml.j2` with each
+//! of its data files must give exactly the parts, string and messages
+//! prompt-poet gave (`folders.json`, made by `gen_folders.py`), or fail where
+//! prompt-poet raised: the same exception class, in the same template file
+//! at the same line (Jinja errors; the wording of minijinja's messages may
+//! differ), or the same class and message (Python errors without a line).
+#![cfg(feature = "templates")]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use envelope::promptpoet::{render_with, RenderError, Stage};
+use serde_json::Value;
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/promptpoet")
+}
+
+/// Every file under `root`, by its `/`-separated path relative to it.
+fn files(root: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+                out.insert(rel, std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn check_error(name: &str, want: &Value, got: &RenderError) -> Result<(), String> {
+    let class = want["type"].as_str().unwrap();
+    let message = want["message"].as_str().unwrap();
+    let line = want["line"].as_u64().map(|l| l as usize);
+    let template = want["template"].as_str().map(|t| if t == "main.yml.j2" { None } else { Some(t.to_string()) });
+    if got.class != class {
+        return Err(format!("{name}: want {class}: {message}\n   got {}: {}", got.class, got.message));
+    }
+    if want["category"] == "yaml" {
+        return if got.stage == Stage::Yaml { Ok(()) } else { Err(format!("{name}: want a YAML error, got {got:?}")) };
+    }
+    if let Some(template) = template {
+        // The main template loaded again by name is the main template.
+        let got_template = got.template.clone().filter(|t| t != "main.yml.j2");
+        if got_template != template || got.line != line {
+            return Err(format!(
+                "{name}: {class} in {:?} line {:?}, want {template:?} line {line:?} ({got})",
+                got.template, got.line
+            ));
+        }
+    } else if got.message != message {
+        return Err(format!("{name}: want {class}: {message}\n   got {}: {}", got.class, got.message));
+    }
+    Ok(())
+}
+
+#[test]
+fn every_folder_renders_as_prompt_poet_does() {
+    let expected: Value = serde_json::from_str(&std::fs::read_to_string(dir().join("folders.json")).unwrap()).unwrap();
+    let cases = expected["cases"].as_object().unwrap();
+    assert!(cases.len() >= 25, "{} cases", cases.len());
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    for (name, want) in cases {
+        let (folder, data_file) = match name.split_once('/') {
+            Some((f, d)) => (f, Some(format!("{d}.json"))),
+            None => (name.as_str(), None),
+        };
+        let tree = files(&dir().join("folders").join(folder));
+        let data_file =
+            data_file.or_else(|| tree.keys().find(|k| k.starts_with("data") && k.ends_with(".json")).cloned());
+        let data = data_file.map_or(serde_json::json!({}), |d| serde_json::from_str(&tree[&d]).unwrap());
+        let got = render_with(&tree["main.yml.j2"], &data, &|n| tree.get(n).cloned());
+        match (want.get("error"), got) {
+            (Some(e), Err(got)) => match check_error(name, e, &got) {
+                Ok(()) => passed += 1,
+                Err(f) => failures.push(f),
+            },
+            (Some(e), Ok(r)) => failures.push(format!("{name}: want error {e}, got {}", r.to_json())),
+            (None, Err(got)) => failures.push(format!("{name}: want success, got {got}")),
+            (None, Ok(r)) => {
+                let j = r.to_json();
+                let mut same = true;
+                for key in ["parts", "string", "messages"] {
+                    if j[key] != want[key] {
+                        same = false;
+                        failures.push(format!(
+                            "{name}: {key} differs\n   want {}\n   got  {}",
+                            serde_json::to_string(&want[key]).unwrap(),
+                            serde_json::to_string(&j[key]).unwrap()
+                        ));
+                    }
+                }
+                if r.warnings.iter().any(|w| w.rule == envelope::Rule::TemplateInexact) {
+                    same = false;
+                    failures.push(format!("{name}: template-inexact warnings {:?}", r.warnings));
+                }
+                passed += usize::from(same);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert_eq!(passed, cases.len());
+}
