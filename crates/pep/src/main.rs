@@ -34,6 +34,7 @@ mod live;
 mod many;
 mod skills;
 mod template;
+mod test;
 
 #[derive(Parser)]
 #[command(name = "pep", version, about = "Validate, import, export and budget Prompt Envelope documents")]
@@ -144,6 +145,11 @@ enum Command {
         #[command(flatten)]
         window: calls::Window,
     },
+    /// Golden-dataset tests: render each case's prompt (and lint it), take
+    /// the model's output (--outputs DIR, or --live), parse it as strict JSON,
+    /// check it against the output schema and compare it field by field with
+    /// the golden output. Exit 0 all pass, 1 any fails, 2 a broken suite.
+    Test(test::TestArgs),
     /// List the calls of trace files (OTLP/JSON traces and logs), batch files
     /// and JSON Lines of bodies: start (UTC), trace, provider, model,
     /// messages, input tokens as recorded and as counted (o200k_base),
@@ -347,6 +353,7 @@ fn main() -> ExitCode {
             many::lint(&files, format, config.as_deref(), env.as_deref(), max_tokens, window)
         }
         Command::Calls(args) => many::calls(args),
+        Command::Test(args) => test::run(args),
         Command::Rules { format } => Ok(Done::from(lint::rules(format))),
         Command::Truncate { limit, step, template: Some(template), data, .. } => {
             template::truncate(&template, data.as_deref(), limit.unwrap_or(-1), step.unwrap_or(1))

@@ -184,8 +184,13 @@ fn sides(f: &Failure) -> Vec<String> {
     out
 }
 
-fn path_label(p: &str) -> &str {
-    if p.is_empty() { "(the whole output)" } else { p }
+fn path_label(f: &Failure) -> &str {
+    match (f.path.is_empty(), f.kind) {
+        (false, _) => &f.path,
+        (true, Kind::Render) => "(the prompt)",
+        (true, Kind::Live) => "(the call)",
+        (true, _) => "(the whole output)",
+    }
 }
 
 fn meta_line(c: &CaseReport) -> String {
@@ -200,12 +205,19 @@ fn meta_line(c: &CaseReport) -> String {
         parts.push(format!("model {m}"));
     }
     if let Some(Value::Object(m)) = &c.metadata {
-        for (k, v) in m.iter().take(6) {
-            let v = match v {
-                Value::String(s) => s.chars().take(60).collect(),
-                v => short(v, 60),
-            };
-            parts.push(format!("{k}: {v}"));
+        let fields: Vec<String> = m
+            .iter()
+            .take(6)
+            .map(|(k, v)| {
+                let v = match v {
+                    Value::String(s) => s.chars().take(60).collect(),
+                    v => short(v, 60),
+                };
+                format!("{k} {v}")
+            })
+            .collect();
+        if !fields.is_empty() {
+            parts.push(format!("golden: {}", fields.join(", ")));
         }
     }
     clean(&parts.join(" · "))
@@ -245,7 +257,7 @@ impl SuiteReport {
                     for f in &c.failures {
                         out.push_str(&format!(
                             "  {} ({}): {}\n",
-                            clean(path_label(&f.path)),
+                            clean(path_label(f)),
                             f.kind.as_str(),
                             clean(&f.message).replace('\n', "\n    ")
                         ));
@@ -314,7 +326,7 @@ impl SuiteReport {
                             "{} failure{}; first: {} ({}): {}",
                             c.failures.len(),
                             if c.failures.len() == 1 { "" } else { "s" },
-                            path_label(&f.path),
+                            path_label(f),
                             f.kind.as_str(),
                             f.message
                         ),
@@ -323,7 +335,7 @@ impl SuiteReport {
                     let kind = first.map_or("fail", |f| f.kind.as_str());
                     let mut body = String::new();
                     for f in &c.failures {
-                        body.push_str(&format!("{} ({}): {}\n", path_label(&f.path), f.kind.as_str(), f.message));
+                        body.push_str(&format!("{} ({}): {}\n", path_label(f), f.kind.as_str(), f.message));
                         for l in sides(f) {
                             body.push_str(&format!("  {l}\n"));
                         }
@@ -355,7 +367,7 @@ impl SuiteReport {
                 if let Some(file) = &c.file {
                     props.push(format!("file={}", escape_property(file)));
                 }
-                let title = format!("pep test {}/{}: {} ({})", c.suite, c.name, path_label(&f.path), f.kind.as_str());
+                let title = format!("pep test {}/{}: {} ({})", c.suite, c.name, path_label(f), f.kind.as_str());
                 props.push(format!("title={}", escape_property(&title)));
                 let mut msg = f.message.clone();
                 for l in sides(f) {
