@@ -1,5 +1,9 @@
 //! `pep render` and `pep truncate --template`: PromptPoet templates rendered
-//! as prompt-poet 0.0.52 renders them (`envelope::promptpoet`).
+//! as prompt-poet 0.0.52 renders them (`envelope::promptpoet`). `include`,
+//! `import` and `extends` load from the template file's folder, as
+//! prompt-poet's `FileSystemLoader` does ([`folder_loader`]).
+
+use std::path::{Path, PathBuf};
 
 use envelope::promptpoet::{self, RenderError};
 use envelope::{export, tokens, Diagnostic};
@@ -38,11 +42,50 @@ fn render_failure(file: &str, e: &RenderError) -> Failure {
     Failure { lines, code: 1 }
 }
 
+/// The folder prompt-poet loads a template file's includes from: the file's
+/// own folder (`template_loaders.py` `_parse_template_path`: `"."` when the
+/// path names none).
+pub fn folder_of(template: &Path) -> PathBuf {
+    match template.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A loader for [`promptpoet::render_with`] over a real folder: the name
+/// (already resolved by the renderer: `/`-separated, no `..`) is read from
+/// `folder` when it is a regular file inside it — a name whose real path
+/// (symbolic links followed) leaves the folder, a directory, a file larger
+/// than the renderer's limit or one that is not UTF-8 is not found.
+pub fn folder_loader(folder: &Path) -> impl Fn(&str) -> Option<String> {
+    let root = folder.canonicalize().ok();
+    move |name: &str| {
+        let root = root.as_ref()?;
+        let mut path = root.clone();
+        for piece in name.split('/') {
+            if piece.is_empty() || piece == "." || piece == ".." || piece.contains(['\\', '\0']) {
+                return None;
+            }
+            path.push(piece);
+        }
+        let real = path.canonicalize().ok()?;
+        if !real.starts_with(root) {
+            return None;
+        }
+        let meta = std::fs::metadata(&real).ok()?;
+        if !meta.is_file() || meta.len() > promptpoet::jinja::MAX_SOURCE as u64 {
+            return None;
+        }
+        String::from_utf8(std::fs::read(&real).ok()?).ok()
+    }
+}
+
 /// The rendered template and the lines of its warnings.
 fn rendered(template: &str, data: Option<&str>) -> Result<(promptpoet::Rendered, Vec<String>), Failure> {
     let text = text_of(template)?;
     let data = data_of(data)?;
-    let r = promptpoet::render(&text, &data).map_err(|e| render_failure(template, &e))?;
+    let loader = folder_loader(&folder_of(Path::new(template)));
+    let r = promptpoet::render_with(&text, &data, &loader).map_err(|e| render_failure(template, &e))?;
     let lines = warn(template, &r.warnings);
     Ok((r, lines))
 }
