@@ -151,6 +151,9 @@ rules! {
     CacheTimestamp => ("cache-timestamp", Lint, Warning, "A time of day in a system message: it changes per request and cuts the reusable prefix there", "`Current time: 2025-06-01T09:30:00Z` in the system prompt"),
     UnusedTool => ("unused-tool", Lint, Info, "A declared tool the conversation never calls", "`get_weather` declared and never called"),
     DuplicateText => ("duplicate-text", Lint, Warning, "The same long text (at least `duplicate_min_tokens`, default 100) is sent twice", "one log pasted into two user messages"),
+    ContractField => ("contract-field", Lint, Error, "The output schema (`response_format`, `text.format`, `output_config.format`, `responseSchema`, …) requires a field the system and user text never names", "`confidence_score` required and never asked for"),
+    PromptVersion => ("prompt-version", Lint, Error, "The document has no prompt version (`prompt.version`) and the configuration requires one (`require_prompt_version = true`)", "a prompt with no `\"prompt\": {\"version\": …}`"),
+    VersionNotBumped => ("version-not-bumped", Lint, Error, "`pep diff`: the text sent changed but the prompt version did not", "a reworded system prompt still at `2.3.1`"),
     // SKILL.md files.
     SkillUtf8 => ("skill-utf8", Skill, Warning, "The SKILL.md is not valid UTF-8; invalid bytes were replaced", "a Latin-1 byte in the body"),
     SkillNoFrontMatter => ("skill-no-front-matter", Skill, Warning, "The SKILL.md has no YAML front matter", "a file starting with `# Title`"),

@@ -638,7 +638,7 @@ impl Decoder {
         let mut ok = true;
         for (key, value) in [("name", &name), ("version", &version)] {
             if let Some(Some(s)) = value {
-                if s.trim().is_empty() {
+                if s.is_empty() {
                     self.err(
                         Rule::WrongType,
                         join(&p.path, key),

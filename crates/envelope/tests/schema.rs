@@ -98,6 +98,7 @@ fn template() -> Value {
     let ext = read(&root().join(format!("{FIXTURES}/valid/extensions.json")));
     doc["params"] = ext["params"].clone();
     doc["$schema"] = "x".into();
+    doc["prompt"] = json!({"name": "n", "version": "1.0"});
     let msgs = doc["messages"].as_array_mut().unwrap();
     msgs.extend(ext["messages"].as_array().unwrap().iter().cloned());
     msgs.push(json!({"id": "m", "role": "user", "timestamp": 1.5, "segments": [

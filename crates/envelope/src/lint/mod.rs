@@ -33,9 +33,13 @@ pub mod budget;
 #[cfg(feature = "lint")]
 pub mod cache;
 #[cfg(feature = "lint")]
+pub mod contract_field;
+#[cfg(feature = "lint")]
 pub mod fields;
 #[cfg(feature = "lint")]
 pub mod github;
+#[cfg(feature = "lint")]
+pub mod prompt_version;
 #[cfg(feature = "lint")]
 mod run;
 #[cfg(feature = "lint")]
@@ -86,6 +90,7 @@ impl Level {
 /// ```toml
 /// sensitive_words = ["secret", "credential"]
 /// required_variables = ["jurisdiction"]
+/// require_prompt_version = true
 ///
 /// [rules]
 /// unused-tool = "off"
@@ -111,6 +116,10 @@ pub struct Config {
     /// Shortest text, in tokens, that `duplicate-text` reports when sent twice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplicate_min_tokens: Option<u64>,
+    /// Every document must carry a prompt version (`prompt.version`,
+    /// rule `prompt-version`); default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub require_prompt_version: Option<bool>,
     /// Level per rule code: `off`, `info`, `warning` or `error`.
     #[serde(default)]
     pub rules: BTreeMap<String, Level>,
@@ -129,6 +138,8 @@ pub struct Settings {
     pub sensitive_words: Vec<String>,
     pub required_variables: Vec<String>,
     pub duplicate_min_tokens: u64,
+    /// `prompt-version` reports a document without `prompt.version`.
+    pub require_prompt_version: bool,
     levels: HashMap<Rule, Level>,
 }
 
@@ -146,6 +157,7 @@ impl Default for Settings {
             sensitive_words: Vec::new(),
             required_variables: Vec::new(),
             duplicate_min_tokens: DEFAULT_DUPLICATE_MIN_TOKENS,
+            require_prompt_version: false,
             levels: HashMap::new(),
         }
     }
@@ -222,6 +234,7 @@ impl Config {
         s.sensitive_words = self.sensitive_words.clone();
         s.required_variables = self.required_variables.clone();
         s.duplicate_min_tokens = self.duplicate_min_tokens.unwrap_or(DEFAULT_DUPLICATE_MIN_TOKENS);
+        s.require_prompt_version = self.require_prompt_version.unwrap_or(false);
         apply_rules(&mut s.levels, &self.rules, "rules")?;
         // Every environment is checked, so a typo fails whichever is chosen.
         for (name, e) in &self.environments {
@@ -244,6 +257,7 @@ impl Config {
             s.max_tokens = e.max_tokens.or(s.max_tokens);
             s.segment_share = e.segment_share.unwrap_or(s.segment_share);
             s.duplicate_min_tokens = e.duplicate_min_tokens.unwrap_or(s.duplicate_min_tokens);
+            s.require_prompt_version = e.require_prompt_version.unwrap_or(s.require_prompt_version);
             for w in &e.sensitive_words {
                 if !s.sensitive_words.contains(w) {
                     s.sensitive_words.push(w.clone());
@@ -305,6 +319,7 @@ mod tests {
         assert_eq!(prod.sensitive_words, ["secret", "internal"]);
         assert_eq!(prod.severity(Rule::UnusedTool), Some(Severity::Warning));
         assert_eq!(c.settings(Some("staging")).unwrap().max_tokens, Some(8000));
+        assert!(!top.require_prompt_version && !prod.require_prompt_version);
         let e = c.settings(Some("prod")).unwrap_err();
         assert!(e.contains("production, staging"), "{e}");
     }
@@ -330,6 +345,24 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn require_prompt_version_is_off_unless_asked_and_an_environment_may_ask() {
+        let c: Config = serde_json::from_value(serde_json::json!({
+            "environments": {"production": {"require_prompt_version": true}, "dev": {}}
+        }))
+        .unwrap();
+        assert!(!c.settings(None).unwrap().require_prompt_version);
+        assert!(c.settings(Some("production")).unwrap().require_prompt_version);
+        assert!(!c.settings(Some("dev")).unwrap().require_prompt_version);
+        let c: Config = serde_json::from_value(serde_json::json!({
+            "require_prompt_version": true, "environments": {"scratch": {"require_prompt_version": false}}
+        }))
+        .unwrap();
+        assert!(c.settings(None).unwrap().require_prompt_version);
+        assert!(!c.settings(Some("scratch")).unwrap().require_prompt_version);
+        assert!(serde_json::from_value::<Config>(serde_json::json!({"require_prompt_version": "yes"})).is_err());
     }
 
     #[test]

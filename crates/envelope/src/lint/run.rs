@@ -6,7 +6,9 @@ use std::ops::Range;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{budget, cache, fields, secrets, tools, variables, waste, Finding, Settings};
+use super::{
+    budget, cache, contract_field, fields, prompt_version, secrets, tools, variables, waste, Finding, Settings,
+};
 use crate::diag::{Diagnostic, Rule};
 use crate::export::{contributions, Contributions};
 use crate::locate::{located, Location, SourceMap};
@@ -174,6 +176,12 @@ fn checks(ctx: &Ctx) -> Vec<Raw> {
     }
     if s.is_on(Rule::DuplicateText) {
         out.extend(waste::check(&sent, s.duplicate_min_tokens));
+    }
+    if s.is_on(Rule::ContractField) {
+        out.extend(contract_field::check(ctx));
+    }
+    if s.is_on(Rule::PromptVersion) {
+        out.extend(prompt_version::check(ctx));
     }
     out
 }
