@@ -89,13 +89,11 @@ impl std::error::Error for OutputError {}
 /// escaped.
 fn quote(s: &str) -> String {
     let mut out = String::from("\"");
-    let mut n = 0;
-    for c in s.chars() {
+    for (n, c) in s.chars().enumerate() {
         if n == QUOTE_CHARS {
             out.push('…');
             break;
         }
-        n += 1;
         match c {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
