@@ -440,3 +440,129 @@ fn lint_errors_in_the_rendered_prompt_fail_the_case() {
     assert!(!text.contains("AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"), "the secret is in the report: {text}");
     assert_eq!(case(&v, "EU_privacy_notice")["status"], "pass");
 }
+
+#[test]
+fn a_promptpoet_template_renders_with_its_includes() {
+    let s = fixtures().join("promptpoet-triage").display().to_string();
+    let o = pep(&["test", &s, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", out(&o), err(&o));
+    // Without its included section the template does not render: each case fails as render.
+    let dir = std::env::temp_dir().join(format!("pep-test-pp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(&s).unwrap() {
+        let e = e.unwrap();
+        if e.path().is_file() {
+            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+    }
+    let o = pep(&["test", &dir.display().to_string(), "--format", "json"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(failures(&v, "refund"), [pair("", "render")]);
+    let msg = case(&v, "refund")["failures"][0]["message"].as_str().unwrap().to_string();
+    assert!(msg.contains("sections/rules.txt"), "{msg}");
+}
+
+/// A loopback server speaking OpenAI Chat Completions: answers `n` requests
+/// (the triage suite's golden outputs; ticket T-882 with priority 3), and
+/// returns the request bodies it got.
+fn serve(n: usize) -> (u16, std::thread::JoinHandle<Vec<String>>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handle = std::thread::spawn(move || {
+        let mut bodies = Vec::new();
+        for _ in 0..n {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut buf = Vec::new();
+            let mut tmp = [0u8; 8192];
+            let body = loop {
+                let k = s.read(&mut tmp).unwrap();
+                assert!(k > 0, "connection closed before the request was read");
+                buf.extend_from_slice(&tmp[..k]);
+                let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") else { continue };
+                let head = String::from_utf8_lossy(&buf[..i]).to_ascii_lowercase();
+                let len: usize = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .map_or(0, |v| v.trim().parse().unwrap());
+                while buf.len() < i + 4 + len {
+                    let k = s.read(&mut tmp).unwrap();
+                    assert!(k > 0);
+                    buf.extend_from_slice(&tmp[..k]);
+                }
+                break String::from_utf8_lossy(&buf[i + 4..i + 4 + len]).into_owned();
+            };
+            let answer = if body.contains("T-881") {
+                r#"{"category":"billing","priority":2,"summary":"The customer was charged twice for the March invoice."}"#
+            } else {
+                r#"{"category":"outage","priority":3,"summary":"Since 09:00 the service loads for no user."}"#
+            };
+            let reply = serde_json::json!({
+                "id": "chatcmpl-loopback", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini-2024-07-18",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}]
+            })
+            .to_string();
+            write!(
+                s,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                reply.len()
+            )
+            .unwrap();
+            bodies.push(body);
+        }
+        bodies
+    });
+    (port, handle)
+}
+
+#[test]
+fn live_sends_each_rendered_request_and_records_the_replies() {
+    let (port, server) = serve(2);
+    let s = fixtures().join("request-triage").display().to_string();
+    let record = std::env::temp_dir().join(format!("pep-test-record-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&record);
+    let o = Command::new(env!("CARGO_BIN_EXE_pep"))
+        .args(["test", &s, "--live", "--record", &record.display().to_string(), "--retries", "0", "--format", "json"])
+        .env("OPENAI_BASE_URL", format!("http://127.0.0.1:{port}"))
+        .env("OPENAI_API_KEY", "sk-loopback-test")
+        .output()
+        .unwrap();
+    let bodies = server.join().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(case(&v, "refund")["status"], "pass");
+    assert_eq!(failures(&v, "down"), [pair("/priority", "value")]);
+    // The summary passes fuzzy; the model is the response's.
+    assert_eq!(case(&v, "down")["model"], "gpt-4o-mini-2024-07-18");
+    // The variables were set in what was sent, and the request kept its response_format.
+    assert_eq!(bodies.len(), 2);
+    let refund = bodies.iter().find(|b| b.contains("T-881")).unwrap();
+    assert!(refund.contains("Ticket T-881 from Acme Ltd: We were charged twice"), "{refund}");
+    assert!(!refund.contains("{{"), "{refund}");
+    assert!(refund.contains("\"response_format\""), "{refund}");
+    // The recorded replies, read back with --outputs, give the same verdicts.
+    assert!(record.join("output_refund.json").is_file());
+    let o2 = pep(&["test", &s, "--outputs", &record.display().to_string(), "--format", "json"]);
+    let _ = std::fs::remove_dir_all(&record);
+    let v2: Value = serde_json::from_slice(&o2.stdout).unwrap();
+    assert_eq!(o2.status.code(), Some(1));
+    assert_eq!(failures(&v2, "down"), [pair("/priority", "value")]);
+    assert_eq!(case(&v2, "refund")["status"], "pass");
+}
+
+#[test]
+fn live_without_a_key_sends_nothing_and_exits_2() {
+    let s = fixtures().join("request-triage").display().to_string();
+    let o = Command::new(env!("CARGO_BIN_EXE_pep"))
+        .args(["test", &s, "--live"])
+        .env_remove("OPENAI_API_KEY")
+        .env("OPENAI_BASE_URL", "http://127.0.0.1:9")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}{}", out(&o), err(&o));
+    assert!(err(&o).contains("OPENAI_API_KEY"), "{}", err(&o));
+    assert!(out(&o).is_empty());
+}

@@ -231,19 +231,23 @@ fn render_template(
     data: &Value,
     loader: &dyn Fn(&str) -> Option<String>,
 ) -> Result<promptpoet::Rendered, Box<promptpoet::RenderError>> {
-    // D's render_with (include/import/extends from the folder) when committed; until then render.
-    let _ = loader;
-    promptpoet::render(text, data)
+    promptpoet::render_with(text, data, loader)
 }
 
 /// A template `include`d, `import`ed or `extends`-ed by name: a file in the
-/// suite's folder (no absolute paths, no `..`).
+/// suite's folder (no absolute paths, no `..`, nothing that resolves outside
+/// the folder through a symbolic link).
 fn load_template(dir: &Path, name: &str) -> Option<String> {
     let p = Path::new(name);
     if p.is_absolute() || p.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
         return None;
     }
-    std::fs::read_to_string(dir.join(p)).ok()
+    let root = dir.canonicalize().ok()?;
+    let file = root.join(p).canonicalize().ok()?;
+    if !file.starts_with(&root) || !file.is_file() {
+        return None;
+    }
+    std::fs::read_to_string(file).ok()
 }
 
 /// The case's output from `--outputs DIR`.
