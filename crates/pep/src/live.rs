@@ -10,9 +10,6 @@
 //! [`check`] to refuse a suite that cannot be sent (no key, Bedrock, no model) before
 //! anything leaves the machine, then [`send_all`].
 
-// Until `pep test --live` calls it (the `test` subcommand, issue 23).
-#![allow(dead_code)]
-
 use std::collections::BTreeMap;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
