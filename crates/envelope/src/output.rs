@@ -3,8 +3,8 @@
 //!
 //! [`take_text`] accepts the model's text as it is, or a response body of
 //! OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Gemini
-//! `generateContent` or Bedrock Converse (also an OpenAI batch output line and
-//! an Anthropic batch result around one), and gives the text of the first
+//! `generateContent` or Bedrock Converse (also an OpenAI or Gemini batch output
+//! line and an Anthropic batch result around one), and gives the text of the first
 //! choice or candidate with the format it came from and the model named.
 //!
 //! [`parse`] reads that text as a strict consumer does (`JSON.parse`,
@@ -186,15 +186,19 @@ fn model_of(obj: &Map<String, Value>, key: &str) -> Option<String> {
 /// The text of a response body of a known format, or `None`.
 fn from_body(obj: &Map<String, Value>, depth: u8) -> Option<OutputText> {
     if depth < 2 {
-        // An OpenAI batch output line: {"custom_id", "response": {"status_code", "body"}}.
-        if let Some(body) = obj
-            .get("response")
-            .and_then(Value::as_object)
-            .filter(|r| r.contains_key("status_code") || obj.contains_key("custom_id"))
-            .and_then(|r| r.get("body"))
-            .and_then(Value::as_object)
-        {
-            return from_body(body, depth + 1);
+        if let Some(response) = obj.get("response").and_then(Value::as_object) {
+            // An OpenAI batch output line: {"custom_id", "response": {"status_code", "body"}}.
+            if let Some(body) = response
+                .get("body")
+                .and_then(Value::as_object)
+                .filter(|_| response.contains_key("status_code") || obj.contains_key("custom_id"))
+            {
+                return from_body(body, depth + 1);
+            }
+            // A Gemini batch output line: {"key", "response": {"candidates", …}}.
+            if let Some(found) = from_body(response, depth + 1) {
+                return Some(found);
+            }
         }
         // An Anthropic batch result: {"custom_id", "result": {"type": "succeeded", "message"}}.
         if let Some(message) =

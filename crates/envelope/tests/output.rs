@@ -237,3 +237,19 @@ fn responses_output_text_field_when_output_has_none() {
     let out = take_text(&body.to_string());
     assert_eq!((out.text.as_str(), out.from, out.model.as_deref()), ("{}", "openai-responses", Some("gpt-5")));
 }
+
+#[test]
+fn gemini_batch_line_is_read_through() {
+    let gemini =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/responses/gemini/text.json"))
+            .unwrap();
+    let body: Value = serde_json::from_str(&gemini).unwrap();
+    let line = json!({"key": "request-1", "response": body});
+    let out = take_text(&line.to_string());
+    assert_eq!(out.from, "gemini");
+    assert_eq!(out.model.as_deref(), Some("gemini-2.5-flash"));
+    assert!(out.text.starts_with("{\"summary\""), "{}", out.text);
+    // Two wrappers deep is as far as it reads.
+    let nested = json!({"response": {"response": {"response": body}}});
+    assert_eq!(take_text(&nested.to_string()).from, "text");
+}
