@@ -521,3 +521,153 @@ fn record_writes_each_successful_body_and_nothing_else() {
     assert_eq!(names, vec!["output_one.json".to_string()], "no temporary file left");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// `pep test --live` end to end: the binary reads the key and base URL from the environment,
+// sends each case, takes the text from the reply, records it, and a later `--outputs` replays it.
+
+fn suite(dir: &std::path::Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let prompt = json!({
+        "model": "gpt-4o-mini",
+        "temperature": 0,
+        "messages": [
+            {"role": "system", "content": "You triage support tickets. Answer with JSON only: category (billing, outage or account), priority (1-4) and a one-sentence summary."},
+            {"role": "user", "content": "Ticket {{ticket_id}}: {{body}}"}
+        ],
+        "response_format": {"type": "json_schema", "json_schema": {"name": "Triage", "strict": true, "schema": {
+            "type": "object", "additionalProperties": false, "required": ["category", "priority", "summary"],
+            "properties": {
+                "category": {"type": "string", "enum": ["billing", "outage", "account"]},
+                "priority": {"type": "integer", "minimum": 1, "maximum": 4},
+                "summary": {"type": "string"}
+            }
+        }}}
+    });
+    std::fs::write(dir.join("prompt.json"), serde_json::to_string_pretty(&prompt).unwrap()).unwrap();
+    std::fs::write(dir.join("pep-test.toml"), "prompt = \"prompt.json\"\n\n[match]\nfuzzy = { \"/summary\" = 0.6 }\n")
+        .unwrap();
+    for (case, id, body, golden) in [
+        (
+            "refund",
+            "T-1",
+            "I was charged twice",
+            json!({"category": "billing", "priority": 2, "summary": "Customer was charged twice."}),
+        ),
+        (
+            "down",
+            "T-2",
+            "The site is down",
+            json!({"category": "outage", "priority": 1, "summary": "The site is down for the customer."}),
+        ),
+    ] {
+        std::fs::write(dir.join(format!("input_{case}.json")), json!({"ticket_id": id, "body": body}).to_string())
+            .unwrap();
+        std::fs::write(dir.join(format!("output_{case}.json")), golden.to_string()).unwrap();
+    }
+}
+
+/// A Chat Completions server answering each ticket as its golden output says.
+fn triage_server() -> Server {
+    serve(|seen, _| {
+        let user = seen.json()["messages"][1]["content"].as_str().unwrap_or_default().to_string();
+        let answer = if user.starts_with("Ticket T-1:") {
+            json!({"category": "billing", "priority": 2, "summary": "The customer was charged twice."})
+        } else {
+            json!({"category": "outage", "priority": 1, "summary": "The site is down for this customer."})
+        };
+        let reply = json!({
+            "id": "chatcmpl-2", "object": "chat.completion", "created": 1733000000, "model": "gpt-4o-mini-2024-07-18",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer.to_string(), "refusal": null}, "logprobs": null, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 60, "completion_tokens": 20, "total_tokens": 80}
+        });
+        (200, vec![], reply.to_string())
+    })
+}
+
+fn pep(args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_pep"));
+    cmd.args(args);
+    for var in [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "GEMINI_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "GEMINI_BASE_URL",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.envs(env.iter().copied());
+    cmd.output().unwrap()
+}
+
+#[test]
+fn pep_test_live_sends_records_and_replays() {
+    let tmp = std::env::temp_dir().join(format!("pep-live-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let dir = tmp.join("triage");
+    suite(&dir);
+    let rec = tmp.join("rec");
+    let server = triage_server();
+    let out = pep(
+        &[
+            "test".as_ref(),
+            dir.as_os_str(),
+            "--live".as_ref(),
+            "--record".as_ref(),
+            rec.as_os_str(),
+            "--format".as_ref(),
+            "json".as_ref(),
+        ],
+        &[("OPENAI_API_KEY", OPENAI_KEY), ("OPENAI_BASE_URL", &server.base)],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stdout: {stdout}\nstderr: {stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("a JSON report");
+    let cases = report["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 2, "{report}");
+    assert!(cases.iter().all(|c| c["status"] == "pass"), "{report}");
+    let seen = server.seen();
+    assert_eq!(seen.len(), 2);
+    for s in &seen {
+        assert_eq!(s.target, "/v1/chat/completions");
+        assert_eq!(s.header("authorization"), Some(format!("Bearer {OPENAI_KEY}").as_str()));
+        let user = s.json()["messages"][1]["content"].as_str().unwrap().to_string();
+        assert!(user == "Ticket T-1: I was charged twice" || user == "Ticket T-2: The site is down", "{user}");
+    }
+    assert!(!stdout.contains(OPENAI_KEY) && !stderr.contains(OPENAI_KEY));
+    for case in ["refund", "down"] {
+        let recorded: Value =
+            serde_json::from_str(&std::fs::read_to_string(rec.join(format!("output_{case}.json"))).unwrap()).unwrap();
+        assert_eq!(recorded["object"], "chat.completion", "the raw reply is recorded");
+    }
+
+    // Replay: no key, no server, the recorded replies.
+    let out = pep(&["test".as_ref(), dir.as_os_str(), "--outputs".as_ref(), rec.as_os_str()], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(server.requests(), 2, "the replay sends nothing");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn pep_test_live_without_a_key_is_a_broken_run_that_sends_nothing() {
+    let tmp = std::env::temp_dir().join(format!("pep-live-cli-nokey-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let dir = tmp.join("triage");
+    suite(&dir);
+    let server = triage_server();
+    let out = pep(&["test".as_ref(), dir.as_os_str(), "--live".as_ref()], &[("OPENAI_BASE_URL", &server.base)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("OPENAI_API_KEY"), "{stderr}");
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(server.connections(), 0);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
