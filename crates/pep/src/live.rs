@@ -27,6 +27,9 @@ pub const ANTHROPIC_DEFAULT: &str = "https://api.anthropic.com";
 pub const GEMINI_DEFAULT: &str = "https://generativelanguage.googleapis.com";
 /// The `anthropic-version` header sent with every Anthropic request.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// The `anthropic-beta` header sent with a request carrying `output_format` (structured
+/// outputs in beta; `output_config.format` needs none).
+pub const ANTHROPIC_STRUCTURED_BETA: &str = "structured-outputs-2025-11-13";
 
 /// A response body larger than this is an error, not a reply (a model's answer is far smaller).
 const BODY_LIMIT: u64 = 32 * 1024 * 1024;
@@ -316,6 +319,9 @@ fn prepare(job: &LiveJob, cfg: &LiveConfig) -> Result<Prepared, LiveError> {
             (join(base, "/v1beta", &format!("/models/{model}:generateContent")), vec![("x-goog-api-key", key.clone())])
         }
     };
+    if provider == Provider::Anthropic && body.get("output_format").is_some_and(|f| !f.is_null()) {
+        headers.push(("anthropic-beta", ANTHROPIC_STRUCTURED_BETA.to_string()));
+    }
     headers.push(("content-type", "application/json".to_string()));
     let body = serde_json::to_vec(&body).map_err(|e| LiveError::Unsupported {
         format,

@@ -247,6 +247,25 @@ fn anthropic_messages_use_x_api_key_and_version() {
     assert_eq!(s.header("authorization"), None);
     assert_eq!(s.header("content-type"), Some("application/json"));
     assert_eq!(s.json(), body);
+    assert_eq!(s.header("anthropic-beta"), None);
+
+    // Structured outputs in beta (`output_format`) need their beta header.
+    let schema = json!({"type": "json_schema", "schema": {"type": "object"}});
+    let mut beta = body.clone();
+    beta["output_format"] = schema.clone();
+    let mut ga = body.clone();
+    ga["output_config"] = json!({"format": schema});
+    let jobs = [beta, ga].map(|body| LiveJob { name: "m".into(), format: RequestFormat::Anthropic, body, model: None });
+    let out = live::send_all(jobs.to_vec(), &cfg(&server.base));
+    assert!(out.iter().all(Result::is_ok));
+    let seen = server.seen();
+    let beta_of = |marker: &str| {
+        seen.iter()
+            .find(|s| s.json().get(marker).is_some())
+            .and_then(|s| s.header("anthropic-beta").map(str::to_string))
+    };
+    assert_eq!(beta_of("output_format").as_deref(), Some("structured-outputs-2025-11-13"));
+    assert_eq!(beta_of("output_config"), None);
 }
 
 #[test]
