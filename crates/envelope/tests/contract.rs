@@ -253,12 +253,18 @@ fn hostile_schemas_do_not_hang() {
         json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}),
         json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}),
         json!({"properties": {"next": {"$ref": "#"}}, "type": "object"}),
+        // The hostile schema of tests/validation.rs: every branch recurses.
+        json!({"type": "object", "anyOf": [{"$ref": "#"}, {"$ref": "#"}]}),
+        json!({"oneOf": [{"$ref": "#"}, {"not": {"$ref": "#"}}]}),
+        json!({"allOf": [{"$ref": "#"}], "items": {"$ref": "#"}}),
     ] {
         let started = std::time::Instant::now();
         if let Ok(schema) = compile(&s) {
             let deep = (0..100).fold(json!({}), |acc, _| json!({"next": acc}));
             let _ = schema.check(&deep);
             let _ = schema.check(&json!(1));
+            let _ = schema.check(&json!({"i": 0}));
+            let _ = schema.check(&json!([[[[1]]]]));
         }
         assert!(started.elapsed().as_secs() < 10, "{s}");
     }
@@ -299,4 +305,27 @@ fn messages_never_echo_huge_values() {
     let e: Vec<Value> = (0..10_000).map(|i| json!(format!("value-{i}"))).collect();
     let v = compile(&json!({"enum": e})).unwrap().check(&json!("nope"));
     assert!(v[0].message.chars().count() <= MAX_MESSAGE + 1);
+}
+
+#[test]
+fn recursive_schemas_work() {
+    // A linked list: a legitimate recursive schema compiles and checks deep.
+    let schema = compile(&json!({
+        "type": "object",
+        "properties": {"value": {"type": "string"}, "next": {"$ref": "#"}},
+        "additionalProperties": false
+    }))
+    .unwrap();
+    let mut list = json!({"value": "end"});
+    for _ in 0..50 {
+        list = json!({"value": "x", "next": list});
+    }
+    assert_eq!(schema.check(&list), vec![]);
+    let mut bad = json!({"value": null});
+    for _ in 0..3 {
+        bad = json!({"value": "x", "next": bad});
+    }
+    let v = schema.check(&bad);
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(v[0].path, "/next/next/next/value");
 }
