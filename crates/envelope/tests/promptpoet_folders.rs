@@ -110,3 +110,102 @@ fn every_folder_renders_as_prompt_poet_does() {
     assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
     assert_eq!(passed, cases.len());
 }
+
+// ---------------------------------------------------------------------------
+// Hostile templates: the loader is asked only for names inside the folder,
+// and loading is bounded.
+// ---------------------------------------------------------------------------
+
+/// Renders `main` with a loader over `files`, recording every name asked.
+fn render_recording(
+    main: &str,
+    files: &BTreeMap<String, String>,
+) -> (Result<envelope::promptpoet::Rendered, Box<RenderError>>, Vec<String>) {
+    let asked = std::cell::RefCell::new(Vec::new());
+    let r = render_with(main, &serde_json::json!({}), &|n| {
+        asked.borrow_mut().push(n.to_string());
+        files.get(n).cloned()
+    });
+    (r, asked.into_inner())
+}
+
+#[test]
+fn the_loader_is_asked_only_for_names_inside_the_folder() {
+    let files: BTreeMap<String, String> =
+        [("a.yml.j2".to_string(), "- name: a\n  content: a\n".to_string())].into_iter().collect();
+    let main = "{% include ['../a.yml.j2', '/etc/passwd', 'x\\\\..\\\\y', 'a/../../b', './/a.yml.j2'] %}\n\
+                {% include '..' ignore missing %}{% import '../m' as m %}";
+    let (r, asked) = render_recording(main, &files);
+    assert!(r.is_err(), "the import of a missing module fails");
+    assert!(!asked.is_empty());
+    for n in &asked {
+        assert!(
+            !n.starts_with('/') && !n.contains('\\') && !n.split('/').any(|p| p == ".." || p == "." || p.is_empty()),
+            "asked for {n:?}"
+        );
+    }
+    assert!(asked.contains(&"a.yml.j2".to_string()) && asked.contains(&"etc/passwd".to_string()), "{asked:?}");
+    // The first name that exists is the one included.
+    let (r, _) = render_recording("{% include ['../a.yml.j2', './/a.yml.j2'] %}\n", &files);
+    assert_eq!(r.unwrap().string, "a");
+}
+
+#[test]
+fn loading_is_bounded() {
+    // More distinct templates than the limit.
+    let n = envelope::promptpoet::jinja::MAX_TEMPLATES + 5;
+    let main: String = (0..n).map(|i| format!("{{% include 'f{i}.yml.j2' ignore missing %}}\n")).collect();
+    let (r, asked) = render_recording(&main, &BTreeMap::new());
+    let e = r.unwrap_err();
+    assert!(e.message.contains("templates loaded (pep's limit)"), "{e}");
+    assert!(asked.len() <= envelope::promptpoet::jinja::MAX_TEMPLATES, "{}", asked.len());
+
+    // More names computed while rendering than the limit.
+    let main = "{% for i in range(1000) %}{% include 'd' ~ i ignore missing %}{% endfor %}";
+    let (r, asked) = render_recording(main, &BTreeMap::new());
+    let e = r.unwrap_err();
+    assert!(e.message.contains("computed while rendering (pep's limit)"), "{e}");
+    assert!(asked.len() <= envelope::promptpoet::jinja::MAX_ROUNDS + 1, "{}", asked.len());
+
+    // Each template including the next one twice: 2^40 includes stop on the fuel limit.
+    let files: BTreeMap<String, String> = (0..40)
+        .map(|i| (format!("t{i}"), format!("{{% include 't{}' %}}{{% include 't{}' %}}x", i + 1, i + 1)))
+        .chain([("t40".to_string(), "y".to_string())])
+        .collect();
+    let t0 = std::time::Instant::now();
+    let (r, _) = render_recording("{% include 't0' %}", &files);
+    assert!(r.is_err());
+    assert!(t0.elapsed().as_secs() < 60, "{:?}", t0.elapsed());
+
+    // A template that includes itself, and two that extend each other.
+    let files: BTreeMap<String, String> = [
+        ("self".to_string(), "{% include 'self' %}".to_string()),
+        ("a".to_string(), "{% extends 'b' %}".to_string()),
+        ("b".to_string(), "{% extends 'a' %}".to_string()),
+    ]
+    .into_iter()
+    .collect();
+    let (r, _) = render_recording("{% include 'self' %}", &files);
+    assert_eq!(r.unwrap_err().class, "RecursionError");
+    let (r, _) = render_recording("{% extends 'a' %}", &files);
+    assert!(r.is_err());
+}
+
+#[test]
+fn an_include_needs_no_template_inexact_warning_and_urlencode_none() {
+    let files: BTreeMap<String, String> =
+        [("a.yml.j2".to_string(), "- name: a\n  content: \"{{ 'a b'|urlencode }}\"\n".to_string())]
+            .into_iter()
+            .collect();
+    let (r, _) = render_recording("{% include 'a.yml.j2' %}\n", &files);
+    let r = r.unwrap();
+    assert_eq!(r.string, "a%20b");
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    // A warning inside a loaded template names it.
+    let files: BTreeMap<String, String> =
+        [("a.yml.j2".to_string(), "- name: a\n\n  content: \"{{ [1]|pprint }}\"\n".to_string())].into_iter().collect();
+    let (r, _) = render_recording("{% include 'a.yml.j2' %}\n", &files);
+    let r = r.unwrap();
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert_eq!(r.warnings[0].path, "a.yml.j2 line 3");
+}

@@ -16,6 +16,7 @@
 //! fetched, and the render starts again — at most [`MAX_ROUNDS`] times.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use minijinja::value::Value;
@@ -28,6 +29,10 @@ use super::{normalize_source, prepare_module, Usage, NO_CONTEXT};
 pub const MAX_TEMPLATES: usize = 256;
 /// The most renders started again for a template name computed at render time.
 pub const MAX_ROUNDS: usize = 32;
+/// The most templates one render may run (`include`, `import`, `extends`
+/// statements executed): templates that include the next one twice would
+/// otherwise run 2^depth times within the instruction budget.
+pub const MAX_LOADS: u64 = 100_000;
 /// The largest template source accepted from a loader (bytes).
 pub const MAX_SOURCE: usize = 4 << 20;
 
@@ -180,6 +185,16 @@ pub fn render_loading(
         return Err((e, usages));
     }
     let mut env = base.clone();
+    let loads = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&loads);
+    env.add_function(super::LOAD_FN_NAME, move |name: Value| count_load(&counter).map(|()| name));
+    let counter = Arc::clone(&loads);
+    env.add_function(super::NC_FN_NAME, move |name: Value| {
+        count_load(&counter).map(|()| match name.as_str() {
+            Some(s) => Value::from(format!("{NO_CONTEXT}{s}")),
+            None => name,
+        })
+    });
     let from_loader = Arc::clone(&shared);
     env.set_loader(move |name| {
         let mut s = lock(&from_loader);
@@ -270,6 +285,20 @@ pub fn render_loading(
             },
         };
         return Err((LoadError { error, template }, usages));
+    }
+}
+
+/// One more template run; an error past [`MAX_LOADS`].
+fn count_load(counter: &AtomicU64) -> Result<(), Error> {
+    if counter.fetch_add(1, Ordering::Relaxed) >= MAX_LOADS {
+        Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "TemplateRuntimeError: more than {MAX_LOADS} templates run by include, import or extends (pep's limit)"
+            ),
+        ))
+    } else {
+        Ok(())
     }
 }
 

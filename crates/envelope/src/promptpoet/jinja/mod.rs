@@ -36,12 +36,15 @@ use errors::with_column;
 use filters::*;
 use methods::method_callback;
 use operators::{op_concat, op_mod};
-use rewrite::{syntax, CONCAT_FN, MOD_FN, NC_FN};
+use rewrite::{syntax, CONCAT_FN, LOAD_FN, MOD_FN, NC_FN};
 
 pub use errors::{error_of, TemplateError};
-pub use load::{normalize_name, render_loading, LoadError, LoadedUsage, MAX_ROUNDS, MAX_SOURCE, MAX_TEMPLATES};
+pub use load::{
+    normalize_name, render_loading, LoadError, LoadedUsage, MAX_LOADS, MAX_ROUNDS, MAX_SOURCE, MAX_TEMPLATES,
+};
 pub use pystr::py_splitlines;
 pub use rewrite::{prepare, prepare_module, Usage, HIDDEN, NO_CONTEXT};
+use rewrite::{LOAD_FN as LOAD_FN_NAME, NC_FN as NC_FN_NAME};
 
 /// Instruction budget for one render: far above any real template (a
 /// 2,000-turn history takes well under a million), it stops a runaway loop in
@@ -142,11 +145,17 @@ fn build_environment() -> Environment<'static> {
     env.add_function("joiner", minijinja_contrib::globals::joiner);
     env.add_function(CONCAT_FN, op_concat);
     env.add_function(MOD_FN, op_mod);
-    env.add_function(NC_FN, |name: Value| match name.as_str() {
+    env.add_function(NC_FN, |name: Value| no_context_name(name));
+    env.add_function(LOAD_FN, |name: Value| name);
+    env
+}
+
+/// A template name imported without context, marked [`NO_CONTEXT`].
+fn no_context_name(name: Value) -> Value {
+    match name.as_str() {
         Some(s) => Value::from(format!("{NO_CONTEXT}{s}")),
         None => name,
-    });
-    env
+    }
 }
 
 /// Renders prepared (rewritten) source with `ctx`.

@@ -12,6 +12,9 @@ pub(super) const MOD_FN: &str = "__pp_mod";
 /// Marks a template name imported without context (`__pp_nc(name)` prefixes
 /// it with [`NO_CONTEXT`]).
 pub(super) const NC_FN: &str = "__pp_nc";
+/// Every other loaded template name becomes `__pp_load(name)` (the loads of
+/// one render are counted there).
+pub(super) const LOAD_FN: &str = "__pp_load";
 /// The prefix of a template name imported without context.
 pub const NO_CONTEXT: char = '\u{1}';
 /// The prefix a name gets where Jinja2 would not see it (a free `loop`; a
@@ -41,6 +44,7 @@ const GLOBALS: &[&str] = &[
     CONCAT_FN,
     MOD_FN,
     NC_FN,
+    LOAD_FN,
 ];
 
 /// What a template uses, for warnings about constructs rendered differently.
@@ -72,6 +76,8 @@ enum How {
     Wrap(&'static str),
     /// A variable renamed.
     Rename(String),
+    /// Text inserted at `start` (`end == start`).
+    Insert(&'static str),
 }
 
 struct Scanner<'s> {
@@ -173,13 +179,15 @@ impl<'s> Scanner<'s> {
             }
             S::Extends(e) => {
                 self.usage.loads.push(("extends", line_of(e.span())));
-                self.names(&e.name, "");
-                self.expr(&e.name);
+                self.import_name(&e.name, false);
             }
             S::Include(i) => {
                 self.usage.loads.push(("include", line_of(i.span())));
-                self.names(&i.name, "");
-                self.expr(&i.name);
+                self.scope_include(i.span());
+                let text = self.src.get(i.span().start_offset as usize..i.span().end_offset as usize).unwrap_or("");
+                let words: Vec<&str> = text.split_whitespace().collect();
+                let isolated = words.windows(2).any(|w| w == ["without", "context"]);
+                self.import_name(&i.name, isolated);
             }
             S::Macro(m) => {
                 self.bound.insert(m.name.to_string());
@@ -234,19 +242,63 @@ impl<'s> Scanner<'s> {
     /// The template name of an `import` / `from … import`; without context
     /// it becomes `__pp_nc(name)`, so the module loads with the data hidden.
     fn import_name(&mut self, e: &ast::Expr<'_>, isolated: bool) {
-        if isolated {
-            let span = e.span();
-            let (start, end) = (span.start_offset as usize, span.end_offset as usize);
-            if start < end && end <= self.src.len() {
-                self.edits.push(Edit { start, end, how: How::Wrap(NC_FN) });
-                self.names(e, &NO_CONTEXT.to_string());
-            } else {
-                self.names(e, "");
-            }
+        let span = e.span();
+        let (start, end) = (span.start_offset as usize, span.end_offset as usize);
+        if start < end && end <= self.src.len() {
+            let func = if isolated { NC_FN } else { LOAD_FN };
+            self.edits.push(Edit { start, end, how: How::Wrap(func) });
+            self.names(e, if isolated { "\u{1}" } else { "" });
         } else {
             self.names(e, "");
         }
         self.expr(e);
+    }
+
+    /// Jinja2 renders an included template in a context of its own: what it
+    /// sets and the macros it defines do not reach the includer; minijinja
+    /// runs it in the includer's frame. So the statement becomes
+    /// `{% with %}{% include … %}{% endwith %}` (its white-space control
+    /// kept on the outer delimiters).
+    fn scope_include(&mut self, span: ast_span::Span) {
+        let (start, end) = (span.start_offset as usize, span.end_offset as usize);
+        let bytes = self.src.as_bytes();
+        if end > bytes.len() || start > end {
+            return;
+        }
+        // After the `{%` (and its `-`/`+`) that opens the statement.
+        let open = if self.src[start..].starts_with("{%") {
+            let mut p = start + 2;
+            if matches!(bytes.get(p), Some(b'-' | b'+')) {
+                p += 1;
+            }
+            Some(p)
+        } else {
+            let mut p = start;
+            while p > 0 && bytes[p - 1].is_ascii_whitespace() {
+                p -= 1;
+            }
+            let q = if p > 0 && matches!(bytes[p - 1], b'-' | b'+') { p - 1 } else { p };
+            (q >= 2 && &self.src[q - 2..q] == "{%").then_some(p)
+        };
+        // Before the `%}` (and its `-`/`+`) that closes it.
+        let close = if self.src[..end].ends_with("%}") {
+            let mut p = end - 2;
+            if p > 0 && matches!(bytes[p - 1], b'-' | b'+') {
+                p -= 1;
+            }
+            Some(p)
+        } else {
+            let mut p = end;
+            while p < bytes.len() && bytes[p].is_ascii_whitespace() {
+                p += 1;
+            }
+            let q = if matches!(bytes.get(p), Some(b'-' | b'+')) { p + 1 } else { p };
+            self.src[q..].starts_with("%}").then_some(p)
+        };
+        if let (Some(open), Some(close)) = (open, close) {
+            self.edits.push(Edit { start: open, end: open, how: How::Insert(" with %}{% ") });
+            self.edits.push(Edit { start: close, end: close, how: How::Insert(" %}{% endwith ") });
+        }
     }
 
     /// An import statement without `with context` (Jinja2's default for
@@ -459,6 +511,11 @@ fn emit(src: &str, edits: &[Edit], i: &mut usize, lo: usize, hi: usize, out: &mu
                 out.push_str("((");
                 emit(src, edits, i, start, end, out);
                 out.push_str("))");
+            }
+            How::Insert(text) => {
+                out.push_str(text);
+                pos = start;
+                continue;
             }
             How::Rename(name) => {
                 out.push_str(name);
