@@ -468,6 +468,7 @@ mod tests {
             tokens_before: 20,
             tokens_after: 20,
             cache,
+            findings: vec![],
         };
         assert_eq!(break_row(&c), Some(3));
         c.cache.message = None;

@@ -19,15 +19,20 @@ fn load(file: &str) -> Result<envelope::Loaded, Failure> {
 }
 
 /// `pep diff A B`: the report and whether the documents differ (exit 1, as
-/// `diff` does); unreadable or invalid input exits 2.
-pub fn run(a: &str, b: &str, format: DiffFormat) -> Result<(String, bool), Failure> {
+/// `diff` does); unreadable or invalid input exits 2. `check_version`: the
+/// verdict is `version-not-bumped` alone (a changed prompt sent with an
+/// unchanged, dropped or absent `prompt.version`), for a CI gate.
+pub fn run(a: &str, b: &str, format: DiffFormat, check_version: bool) -> Result<(String, bool), Failure> {
     let (la, lb) = (load(a)?, load(b)?);
-    let c = diff::compare(&la.envelope, &lb.envelope);
+    let mut c = diff::compare(&la.envelope, &lb.envelope);
+    if check_version {
+        c.findings = diff::version::check(&la.envelope, &lb.envelope, true).into_iter().collect();
+    }
     let out = match format {
         DiffFormat::Text => diff::render_text(&c, a, b),
         DiffFormat::Json => export::to_pretty(&serde_json::to_value(&c).unwrap_or_default()),
     };
-    Ok((out, !c.equal))
+    Ok((out, if check_version { !c.findings.is_empty() } else { !c.equal }))
 }
 
 /// `pep export --check GOLDEN [--update] FILE`: compares the export with the

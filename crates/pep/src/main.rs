@@ -103,13 +103,19 @@ enum Command {
         window: calls::Window,
     },
     /// Compare two versions of a document: messages and segments added, removed
-    /// and changed, token counts, and the cache break point. Exit 0 when equal,
-    /// 1 when different, 2 on unreadable or invalid input.
+    /// and changed, token counts, the cache break point, and
+    /// `version-not-bumped` (the prompt sent changed, its `prompt.version` did
+    /// not). Exit 0 when equal, 1 when different, 2 on unreadable or invalid input.
     Diff {
         a: String,
         b: String,
         #[arg(long, value_enum, default_value_t = diff::DiffFormat::Text)]
         format: diff::DiffFormat,
+        /// A CI gate on prompt versions: exit 1 only for `version-not-bumped`
+        /// (0 when the documents differ and B has a new version), and a
+        /// changed prompt with no version on either side is not bumped either.
+        #[arg(long)]
+        check_version: bool,
     },
     /// Parse a SKILL.md file and print it as JSON. Several files, a folder
     /// (every SKILL.md under it) or --format: what the model sees of each
@@ -341,8 +347,10 @@ fn main() -> ExitCode {
                 Ok((checked.with_stderr(out.stderr), no))
             }))
         }
-        Command::Diff { a, b, format } => report(
-            diff::run(&a, &b, format).map(|(out, no)| (Done::from(out), no)).map_err(|f| Failure { code: 2, ..f }),
+        Command::Diff { a, b, format, check_version } => report(
+            diff::run(&a, &b, format, check_version)
+                .map(|(out, no)| (Done::from(out), no))
+                .map_err(|f| Failure { code: 2, ..f }),
         ),
         Command::Skill { files, format: None } if files.len() == 1 && !Path::new(&files[0]).is_dir() => {
             skill_json(&files[0])

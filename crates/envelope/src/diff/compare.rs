@@ -357,6 +357,7 @@ fn compare_with(a: &Envelope, b: &Envelope, full: bool) -> Comparison {
         tokens_before: sa.total,
         tokens_after: sb.total,
         cache: cache::break_point(a, &sa.items, b, &sb.items),
+        findings: super::version::check(a, b, false).into_iter().collect(),
     }
 }
 
@@ -373,6 +374,12 @@ fn signed(before: u64, after: u64) -> String {
 pub fn render_text(c: &Comparison, name_a: &str, name_b: &str) -> String {
     let n = thousands;
     let mut out = format!("--- {name_a}\n+++ {name_b}\n");
+    for d in &c.findings {
+        out.push_str(&format!("{}[{}]: {}\n", d.severity.as_str(), d.rule.code(), d.message));
+        if let Some(h) = &d.hint {
+            out.push_str(&format!("  = help: {h}\n"));
+        }
+    }
     if !c.fields.is_empty() {
         out.push_str(&json::render(&c.fields));
     }

@@ -17,10 +17,13 @@
 //!   ([`message_tokens`]).
 //! - The cache break point ([`cache`]): the first token at which the two
 //!   prompts differ.
+//! - `version-not-bumped` ([`version`]): the prompt sent changed and its
+//!   version (`prompt.version`) did not.
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+use crate::diag::Diagnostic;
 use crate::display::thousands;
 use crate::types::Role;
 
@@ -32,6 +35,8 @@ pub mod cache;
 mod compare;
 #[cfg(feature = "diff")]
 pub mod json;
+#[cfg(feature = "diff")]
+pub mod version;
 
 #[cfg(feature = "diff")]
 pub use align::line_diff;
@@ -142,6 +147,10 @@ pub struct Comparison {
     pub tokens_before: u64,
     pub tokens_after: u64,
     pub cache: CacheBreak,
+    /// Findings about the change (`version-not-bumped`: the prompt sent
+    /// changed, its `prompt.version` did not; [`version`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Diagnostic>,
 }
 
 /// One difference.
