@@ -62,12 +62,21 @@ impl fmt::Debug for Schema {
 pub const MAX_MESSAGE: usize = 300;
 /// How many characters of an instance value a message quotes.
 const PREVIEW_CHARS: usize = 60;
+/// Values and schemas nested deeper than this are refused before the
+/// validator (which recurses) sees them; serde_json's parser stops at 128.
+pub const MAX_DEPTH: usize = 256;
 /// At most this many violations are reported for one instance.
 pub const MAX_VIOLATIONS: usize = 1000;
 
 /// Compiles `schema` strictly: the schema itself is checked against its
 /// draft's meta-schema; references resolve only inside the schema.
 pub fn compile(schema: &Value) -> Result<Schema, SchemaError> {
+    if deeper_than(schema, MAX_DEPTH) {
+        return Err(SchemaError {
+            at: String::new(),
+            message: format!("the schema is nested more than {MAX_DEPTH} levels deep"),
+        });
+    }
     let validator = jsonschema::options().offline().build(schema).map_err(|e| schema_error(&e))?;
     Ok(Schema { validator })
 }
@@ -86,6 +95,23 @@ fn schema_error(e: &jsonschema::ValidationError<'_>) -> SchemaError {
     SchemaError { at: e.instance_path().as_str().to_owned(), message: truncate(&message, MAX_MESSAGE) }
 }
 
+/// Whether `v` has arrays or objects nested more than `limit` deep (no recursion).
+fn deeper_than(v: &Value, limit: usize) -> bool {
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match v {
+            Value::Array(a) => Box::new(a.iter()),
+            Value::Object(o) => Box::new(o.values()),
+            _ => continue,
+        };
+        if depth >= limit {
+            return true;
+        }
+        stack.extend(children.map(|c| (c, depth + 1)));
+    }
+    false
+}
+
 /// `'s'`, at most [`PREVIEW_CHARS`] characters of it.
 fn quoted(s: &str) -> String {
     format!("'{}'", truncate(s, PREVIEW_CHARS))
@@ -95,6 +121,13 @@ impl Schema {
     /// Every violation of the schema by `instance`, in the validator's order
     /// (at most [`MAX_VIOLATIONS`]); empty when it is valid.
     pub fn check(&self, instance: &Value) -> Vec<Violation> {
+        if deeper_than(instance, MAX_DEPTH) {
+            return vec![Violation {
+                path: String::new(),
+                keyword: "depth".to_owned(),
+                message: format!("the value is nested more than {MAX_DEPTH} levels deep: not checked"),
+            }];
+        }
         self.validator
             .iter_errors(instance)
             .take(MAX_VIOLATIONS)

@@ -2,7 +2,7 @@
 //! the source document's ComplianceReport (§2.2: a lenient validator let
 //! `null` fields through; the strict one catches every type deviation).
 
-use envelope::contract::{compile, Violation, MAX_MESSAGE, MAX_VIOLATIONS};
+use envelope::contract::{compile, Violation, MAX_DEPTH, MAX_MESSAGE, MAX_VIOLATIONS};
 use serde_json::{json, Value};
 
 /// The article's `ComplianceReport` interface as a strict JSON Schema.
@@ -328,4 +328,26 @@ fn recursive_schemas_work() {
     let v = schema.check(&bad);
     assert_eq!(v.len(), 1, "{v:?}");
     assert_eq!(v[0].path, "/next/next/next/value");
+}
+
+#[test]
+fn values_built_deeper_than_a_parser_allows_are_refused() {
+    // serde_json's parser stops at 128 levels; a value built in code has no limit.
+    // Built without json!(acc), which serialises its argument (recursively).
+    let deep = (0..2_000).fold(json!(1), |acc, _| Value::Array(vec![acc]));
+    let schema = compile(&json!({"items": {"$ref": "#"}})).unwrap();
+    let v = schema.check(&deep);
+    assert_eq!((v.len(), v[0].keyword.as_str()), (1, "depth"));
+    let deep_schema =
+        (0..2_000).fold(json!({}), |acc, _| Value::Object([("items".to_owned(), acc)].into_iter().collect()));
+    let e = compile(&deep_schema).unwrap_err();
+    assert!(e.to_string().contains(&MAX_DEPTH.to_string()), "{e}");
+    // What a parser can give (128 levels) and more is checked.
+    for n in [50, 128, 200, MAX_DEPTH] {
+        let ok = (0..n).fold(json!(1), |acc, _| Value::Array(vec![acc]));
+        assert_eq!(schema.check(&ok), vec![], "{n}");
+    }
+    // Dropping such values recurses (serde_json's own matter): leak them.
+    std::mem::forget(deep);
+    std::mem::forget(deep_schema);
 }
