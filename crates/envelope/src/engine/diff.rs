@@ -31,6 +31,8 @@ pub enum Side {
 }
 
 /// What the worker answers.
+// One reply per comparison, serialised at once: its size in memory does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reply {
