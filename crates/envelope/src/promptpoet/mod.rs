@@ -482,11 +482,10 @@ pub fn render_with(
     let rendered = if usage.loads.is_empty() {
         jinja::render(env, &prepared, Value::from_pairs(ctx)).map_err(|e| (e, None))
     } else {
-        let loaded = jinja::render_loading(env, &prepared, &usage, Value::from_pairs(ctx), loader, &check_usage);
-        let (result, usages) = match loaded {
-            Ok((text, usages)) => (Ok(text), usages),
-            Err((e, usages)) => (Err((e.error, e.template)), usages),
-        };
+        let mut usages = jinja::LoadedUsage::new();
+        let loaded =
+            jinja::render_loading(env, &prepared, &usage, Value::from_pairs(ctx), loader, &check_usage, &mut usages);
+        let result = loaded.map_err(|e| (e.error, e.template));
         for (name, u) in &usages {
             for mut w in usage_warnings(u) {
                 w.path = if w.path.is_empty() { name.clone() } else { format!("{name} {}", w.path) };

@@ -118,14 +118,14 @@ fn fetch(
     shared: &Mutex<Shared>,
     check: Check<'_>,
     usages: &mut LoadedUsage,
-) -> Result<(), LoadError> {
+) -> Result<(), Box<LoadError>> {
     let mut queue: VecDeque<String> = names.into_iter().filter_map(|n| key_of(&n)).collect();
     while let Some(key) = queue.pop_front() {
         if lock(shared).known.contains_key(&key) {
             continue;
         }
         if lock(shared).known.len() >= MAX_TEMPLATES {
-            return Err(LoadError {
+            return Err(Box::new(LoadError {
                 error: TemplateError {
                     class: "TemplateRuntimeError".into(),
                     message: format!(
@@ -137,7 +137,7 @@ fn fetch(
                     syntax: false,
                 },
                 template: None,
-            });
+            }));
         }
         let entry = match loader(file_of(&key)) {
             None => Entry::Missing,
@@ -170,7 +170,8 @@ fn fetch(
 }
 
 /// Renders the prepared main template `source`, loading the templates it
-/// names through `loader`; answers the text and what the loaded templates use.
+/// names through `loader`; answers the text. What the loaded templates use
+/// is added to `usages`, also when the render fails.
 pub fn render_loading(
     base: &Environment<'static>,
     source: &str,
@@ -178,12 +179,10 @@ pub fn render_loading(
     ctx: Value,
     loader: &dyn Fn(&str) -> Option<String>,
     check: Check<'_>,
-) -> Result<(String, LoadedUsage), (LoadError, LoadedUsage)> {
+    usages: &mut LoadedUsage,
+) -> Result<String, Box<LoadError>> {
     let shared = Arc::new(Mutex::new(Shared::default()));
-    let mut usages = LoadedUsage::new();
-    if let Err(e) = fetch(usage.load_names.iter().cloned(), loader, &shared, check, &mut usages) {
-        return Err((e, usages));
-    }
+    fetch(usage.load_names.iter().cloned(), loader, &shared, check, usages)?;
     let mut env = base.clone();
     let loads = Arc::new(AtomicU64::new(0));
     let counter = Arc::clone(&loads);
@@ -222,13 +221,13 @@ pub fn render_loading(
         Ok(t) => t,
         Err(e) => {
             let error = with_column(error_of(&e, true), &e, source);
-            return Err((LoadError { error, template: None }, usages));
+            return Err(Box::new(LoadError { error, template: None }));
         }
     };
     let mut rounds = 0;
     loop {
         let outer = match tmpl.render(ctx.clone()) {
-            Ok(text) => return Ok((text, usages)),
+            Ok(text) => return Ok(text),
             Err(e) => e,
         };
         let err = innermost(&outer);
@@ -241,7 +240,7 @@ pub fn render_loading(
                 Some(Entry::Failed(e)) => e.clone(),
                 _ => error_of(err, true),
             };
-            return Err((LoadError { error, template: Some(file_of(&key).to_string()) }, usages));
+            return Err(Box::new(LoadError { error, template: Some(file_of(&key).to_string()) }));
         }
         if let Some(key) = asked {
             rounds += 1;
@@ -256,11 +255,9 @@ pub fn render_loading(
                     column: None,
                     syntax: false,
                 };
-                return Err((LoadError { error, template: template_of(err) }, usages));
+                return Err(Box::new(LoadError { error, template: template_of(err) }));
             }
-            if let Err(e) = fetch([key], loader, &shared, check, &mut usages) {
-                return Err((e, usages));
-            }
+            fetch([key], loader, &shared, check, usages)?;
             continue;
         }
         let template = template_of(err);
@@ -284,7 +281,7 @@ pub fn render_loading(
                 None => error,
             },
         };
-        return Err((LoadError { error, template }, usages));
+        return Err(Box::new(LoadError { error, template }));
     }
 }
 
