@@ -566,3 +566,36 @@ fn live_without_a_key_sends_nothing_and_exits_2() {
     assert!(err(&o).contains("OPENAI_API_KEY"), "{}", err(&o));
     assert!(out(&o).is_empty());
 }
+
+#[test]
+fn live_does_not_send_a_prompt_with_lint_errors() {
+    let (port, server) = serve(1);
+    let dir = std::env::temp_dir().join(format!("pep-test-live-lint-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(fixtures().join("request-triage")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    std::fs::write(
+        dir.join("input_refund.json"),
+        r#"{"ticket_id": "T-881", "customer": "Acme Ltd", "body": "key sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH"}"#,
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_pep"))
+        .args(["test", &dir.display().to_string(), "--live", "--retries", "0", "--format", "json"])
+        .env("OPENAI_BASE_URL", format!("http://127.0.0.1:{port}"))
+        .env("OPENAI_API_KEY", "sk-loopback-test")
+        .output()
+        .unwrap();
+    let bodies = server.join().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
+    // Only the clean case went out.
+    assert_eq!(bodies.len(), 1);
+    assert!(bodies[0].contains("T-882") && !bodies[0].contains("sk-proj-"), "{}", bodies[0]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = failures(&v, "refund");
+    assert!(f.contains(&pair("", "render")) && f.contains(&pair("", "live")), "{f:?}");
+    assert_eq!(v["summary"]["outputs"], 1);
+}

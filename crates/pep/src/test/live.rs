@@ -23,7 +23,8 @@ pub fn target(f: RequestFormat) -> Target {
     }
 }
 
-/// Sends the suite's rendered requests; a case that did not render gets no request.
+/// Sends the suite's rendered requests; a case whose prompt did not render,
+/// or has lint errors, is not sent.
 pub fn outputs(
     s: &Suite,
     rendered: &[Rendered],
@@ -42,6 +43,10 @@ pub fn outputs(
     let mut jobs = Vec::new();
     let mut index = Vec::new();
     for (i, (c, r)) in s.cases.iter().zip(rendered).enumerate() {
+        // A prompt that failed to render or lint (a secret in it, say) is not sent.
+        if !r.failures.is_empty() {
+            continue;
+        }
         if let (Some(env), Some(body)) = (&r.envelope, &r.request) {
             jobs.push(LiveJob { name: c.name.clone(), format: s.send, body: body.clone(), model: env.model.clone() });
             index.push(i);
@@ -53,7 +58,13 @@ pub fn outputs(
     let mut got: Vec<Got> = s
         .cases
         .iter()
-        .map(|_| Got::None(Failure::new("", Kind::Live, "not sent: the prompt did not render")))
+        .map(|_| {
+            Got::None(Failure::new(
+                "",
+                Kind::Live,
+                "not sent: the rendered prompt has errors (the render failures above)",
+            ))
+        })
         .collect();
     for (i, reply) in index.into_iter().zip(replies) {
         got[i] = match reply {
