@@ -599,3 +599,20 @@ fn live_does_not_send_a_prompt_with_lint_errors() {
     assert!(f.contains(&pair("", "render")) && f.contains(&pair("", "live")), "{f:?}");
     assert_eq!(v["summary"]["outputs"], 1);
 }
+
+#[test]
+fn a_schema_field_the_prompt_never_asks_for_fails_as_render() {
+    let c = Copy::new("contract-field");
+    let prompt = std::fs::read_to_string(c.0.join("prompt.json")).unwrap();
+    let changed = prompt.replace("and a confidence_score between 0 and 1", "and nothing else");
+    assert_ne!(prompt, changed);
+    c.write("prompt.json", &changed);
+    let o = pep(&["test", &c.0.display().to_string(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", out(&o), err(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for name in ["US_legal_doc", "EU_privacy_notice"] {
+        assert_eq!(failures(&v, name), [pair("", "render")]);
+        let msg = case(&v, name)["failures"][0]["message"].as_str().unwrap().to_string();
+        assert!(msg.contains("confidence_score") && msg.contains("[contract-field]"), "{msg}");
+    }
+}
