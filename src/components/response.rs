@@ -162,6 +162,8 @@ pub fn ResponsePage() -> impl IntoView {
             leptos::task::spawn_local(async move {
                 browser::next_frame().await;
                 if let Some(h) = heading.try_get_untracked().flatten() {
+                    // The results from their heading, as far up as the page scrolls.
+                    h.scroll_into_view_with_bool(true);
                     browser::focus(&h);
                 }
             });
@@ -266,7 +268,7 @@ fn FoundSchema(s: OutputSchema, label: Option<String>) -> impl IntoView {
         })}
         <details class="response-schema-json">
             <summary>"Show the schema"</summary>
-            <pre class="response-pre" data-testid="response-schema-json">{pretty}</pre>
+            <pre class="response-pre" tabindex="0" role="region" aria-label="The output schema" data-testid="response-schema-json">{pretty}</pre>
         </details>
     }
 }
@@ -347,7 +349,7 @@ fn Results(reply: Arc<Reply>, from: SchemaFrom) -> impl IntoView {
         problems.push(count(violations, "schema violation"));
     }
     if differences > 0 {
-        problems.push(count(differences, "difference from the golden output"));
+        problems.push(format!("{} from the golden output", count(differences, "difference")));
     }
     if broken {
         problems.push("an input does not read".to_string());
@@ -373,7 +375,7 @@ fn Results(reply: Arc<Reply>, from: SchemaFrom) -> impl IntoView {
         {(reply.text_from != "text").then(|| view! {
             <details>
                 <summary>"Show the text taken"</summary>
-                <pre class="response-pre" data-testid="response-text">{reply2.text.clone()}</pre>
+                <pre class="response-pre" tabindex="0" role="region" aria-label="The text taken" data-testid="response-text">{reply2.text.clone()}</pre>
             </details>
         })}
         <h4>"Schema"</h4>

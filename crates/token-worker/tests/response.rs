@@ -49,6 +49,11 @@ fn a_null_field_and_an_extra_field_are_violations_at_their_paths() {
     assert!(at.contains(&("", "additionalProperties")), "{at:?}");
     assert!(violations.iter().any(|v| v.message.contains("confidence")), "{violations:?}");
     assert_eq!(r.comparison, Comparison::NoGolden);
+    // Against the golden output, the null is a value of the output (not "absent").
+    let r = check(&request(&output.to_string(), Some(golden()))).unwrap();
+    let Comparison::Compared { differences, .. } = r.comparison else { panic!("{:?}", r.comparison) };
+    let summary = differences.iter().find(|d| d.path == "/summary").expect("a difference at /summary");
+    assert_eq!((summary.kind.as_str(), summary.actual.clone()), ("type", Some(Value::Null)));
 }
 
 #[test]

@@ -67,9 +67,21 @@ pub struct Difference {
     /// `missing`, `unexpected`, `type`, `value`, `length`, `fuzzy`, …
     /// (`pep test`'s kinds).
     pub kind: String,
+    /// The golden output's value; absent when the output added it. A
+    /// `null` value is `Some(Value::Null)`: written `null`, and absent
+    /// when there is none (serde would read `null` as `None`).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
     pub expected: Option<Value>,
+    /// The output's value; absent when the output lacks it.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
     pub actual: Option<Value>,
     pub message: String,
+}
+
+/// A field that is there, `null` included, is `Some` (a missing one is
+/// `None` through `default`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 /// The output read as JSON.
