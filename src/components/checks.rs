@@ -428,6 +428,14 @@ fn ChecksSettings() -> impl IntoView {
             Ok(())
         }))
     };
+    let versions = move |ev: web_sys::Event| {
+        let on = event_target_checked(&ev);
+        apply(Box::new(move |s| {
+            // Unchecked is left out of the saved settings, as before the setting existed.
+            s.require_prompt_version = on.then_some(true);
+            Ok(())
+        }))
+    };
     let reset = move |_| {
         problem.set(None);
         keep(Settings::default());
@@ -467,6 +475,13 @@ fn ChecksSettings() -> impl IntoView {
                     <span>"Duplicate text from (tokens)"</span>
                     <input type="text" inputmode="numeric" data-testid="checks-duplicate-min" placeholder="100"
                         prop:value=move || opt(|s| s.duplicate_min_tokens) on:change=dup/>
+                </label>
+                <label>
+                    <span>"Require a prompt version"</span>
+                    <input type="checkbox" data-testid="checks-require-prompt-version"
+                        prop:checked=move || settings.with(|s| s.require_prompt_version == Some(true))
+                        on:change=versions/>
+                    <small class="muted">"Every document needs \"prompt\": {\"version\": …} (prompt-version)."</small>
                 </label>
                 <button type="button" class="btn small" data-testid="checks-reset" on:click=reset>"Reset"</button>
             </div>
