@@ -8,9 +8,9 @@
 // only with a pasted schema; axe-core clean; screenshots at 1400 px and
 // 390 px, light and dark.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { test, BASE, shotDir, newPage, axe, settle, paste } from './helpers.mjs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { test, BASE, root, shotDir, newPage, axe, settle, paste } from './helpers.mjs';
 
 const SCHEMA = {
   type: 'object',
@@ -139,6 +139,18 @@ test('Response: the document\'s response_format validates an output with a null 
       assert.equal(await page.getByTestId('response-verdict').textContent(), 'Passes.');
       assert.equal(await page.getByTestId('response-matches').count(), 1);
       assert.match(await page.getByTestId('response-valid').textContent(), /^Valid against the document’s schema \(params\.response_format\.json_schema\.schema\)\.$/);
+
+      // "Open a file…" reads a file into its box (here the golden output, as a file of a suite).
+      const file = join(root, 'target/e2e/response-golden.json');
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify({ ...GOLDEN, severity: 'low' }, null, 2));
+      await page.getByTestId('response-golden-file').setInputFiles(file);
+      await page.waitForFunction(() => document.querySelector('[data-testid=response-golden]').value.includes('"low"'));
+      await check(page);
+      const sev = page.locator('[data-testid=response-difference][data-path="/severity"]');
+      assert.equal(await sev.getAttribute('data-kind'), 'value');
+      assert.equal(await sev.getByTestId('response-expected').textContent(), '- "low"');
+      assert.equal(await sev.getByTestId('response-actual').textContent(), '+ "high"');
 
       // Prose around the JSON fails and says so; nothing is validated or compared.
       await page.getByTestId('response-output').fill(`Sure! Here is the report:\n${JSON.stringify(GOLDEN)}`);
