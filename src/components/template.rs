@@ -7,9 +7,14 @@
 //! good render stays on screen meanwhile. The template and data are kept in
 //! this browser's storage.
 //!
+//! `include`, `import` and `extends` load from the files the user opens
+//! ("Open a folder…" or "Add files…"): they are read once, by their path in
+//! the folder, and sent with each render (they are not kept in storage).
+//!
 //! Template text is hostile: it is never evaluated on the page; the engine
-//! runs it in the core's minijinja sandbox (no file loading, bounded work).
+//! runs it in the core's minijinja sandbox (only the files sent, bounded work).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -29,6 +34,44 @@ use envelope::display::thousands as fmt_int;
 pub const TEMPLATE_KEY: &str = "pep/v1/template";
 /// Pause after the last keystroke before rendering.
 const DEBOUNCE_MS: i32 = 300;
+/// The most files read for `include` & co. (the renderer loads at most as
+/// many: `promptpoet::jinja::MAX_TEMPLATES`, in the worker's module only).
+const MAX_FILES: usize = 256;
+/// The largest file read (the renderer's `MAX_SOURCE`).
+const MAX_FILE_BYTES: f64 = (4 << 20) as f64;
+
+/// A file's path in the opened folder: `webkitRelativePath` without the
+/// folder's own name (what `include` names), or the file's name.
+fn path_in_folder(file: &web_sys::File) -> String {
+    let path = browser::relative_path(file);
+    match path.split_once('/') {
+        Some((_, rest)) if !rest.is_empty() => rest.to_string(),
+        _ => path,
+    }
+}
+
+/// Reads the picked files into the map the renderer loads from; says what
+/// was left out.
+async fn read_files(list: Vec<web_sys::File>) -> (BTreeMap<String, String>, Vec<String>) {
+    let (mut files, mut skipped) = (BTreeMap::new(), Vec::new());
+    for file in list {
+        let path = path_in_folder(&file);
+        if files.len() >= MAX_FILES {
+            skipped.push(format!("{path} (more than {MAX_FILES} files)"));
+        } else if file.size() > MAX_FILE_BYTES {
+            skipped.push(format!("{path} (larger than 4 MB)"));
+        } else {
+            match browser::read_file(&file).await.map(String::from_utf8) {
+                Ok(Ok(text)) => {
+                    files.insert(path, text);
+                }
+                Ok(Err(_)) => skipped.push(format!("{path} (not UTF-8 text)")),
+                Err(e) => skipped.push(format!("{path} ({e})")),
+            }
+        }
+    }
+    (files, skipped)
+}
 
 /// The template and data as stored.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -87,6 +130,7 @@ pub fn TemplatePage() -> impl IntoView {
     };
     let template = RwSignal::new(stored.template);
     let data = RwSignal::new(stored.data);
+    let files = RwSignal::new(BTreeMap::<String, String>::new());
     let status = RwSignal::new(Status::Empty);
     let rendered = RwSignal::new(None::<Rendered>);
     let doc = Signal::derive(move || rendered.with(|r| r.as_ref().map(|r| r.doc.clone())));
@@ -95,7 +139,7 @@ pub fn TemplatePage() -> impl IntoView {
 
     // Render (and save) after the user pauses.
     Effect::new(move |_| {
-        let (t, d) = (template.get(), data.get());
+        let (t, d, f) = (template.get(), data.get(), files.get());
         let n = seq.get_value() + 1;
         seq.set_value(n);
         match browser::save(TEMPLATE_KEY, &StoredTemplate { template: t.clone(), data: d.clone() }) {
@@ -118,7 +162,7 @@ pub fn TemplatePage() -> impl IntoView {
             }
             let data = if d.trim().is_empty() { "{}".to_string() } else { d };
             leptos::task::spawn_local(async move {
-                let r = worker::render::render_timed(t, data).await;
+                let r = worker::render::render_timed(t, data, f).await;
                 if seq.try_get_value() != Some(n) {
                     return;
                 }
@@ -166,6 +210,34 @@ pub fn TemplatePage() -> impl IntoView {
             }
         });
     };
+    // A folder replaces the files; "Add files…" adds to them.
+    let open_files = move |ev: web_sys::Event, add: bool| {
+        use wasm_bindgen::JsCast;
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+        let list: Vec<web_sys::File> =
+            input.files().map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect()).unwrap_or_default();
+        input.set_value("");
+        if list.is_empty() {
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            let (read, skipped) = read_files(list).await;
+            if !skipped.is_empty() {
+                session.notify(format!("Not loaded for include: {}", skipped.join(", ")), true);
+            }
+            if add {
+                files.try_update(|f| {
+                    for (k, v) in read {
+                        if f.len() < MAX_FILES || f.contains_key(&k) {
+                            f.insert(k, v);
+                        }
+                    }
+                });
+            } else {
+                files.try_set(read);
+            }
+        });
+    };
     let error_line = move |source: FailureSource| {
         Signal::derive(move || {
             status.with(|s| match s {
@@ -184,8 +256,28 @@ pub fn TemplatePage() -> impl IntoView {
                         title="A chat with system instructions, a loop over the history and truncation priorities">
                         "Load the example"
                     </button>
+                    <label class="btn" title="The folder the template's include, import and extends load from">
+                        "Open a folder…"
+                        <input type="file" prop:webkitdirectory=true class="visually-hidden"
+                            data-testid="template-folder" on:change=move |ev| open_files(ev, false)/>
+                    </label>
+                    <label class="btn" title="Files the template's include, import and extends load, by name">
+                        "Add files…"
+                        <input type="file" multiple class="visually-hidden"
+                            data-testid="template-files" on:change=move |ev| open_files(ev, true)/>
+                    </label>
                     <StatusLine status/>
                 </div>
+                {move || files.with(|f| (!f.is_empty()).then(|| {
+                    let names = f.keys().cloned().collect::<Vec<_>>().join(", ");
+                    view! {
+                        <p class="muted template-files" data-testid="template-loaded-files">
+                            {format!("include, import and extends load from {}: {names} ", crate::format::count(f.len(), "file"))}
+                            <button type="button" class="btn" data-testid="template-forget-files"
+                                on:click=move |_| files.set(BTreeMap::new())>"Forget them"</button>
+                        </p>
+                    }
+                }))}
                 <div class="editors">
                     <Editor label="Template (YAML + Jinja2)" testid="template-source" text=template error_line=error_line(FailureSource::Template)/>
                     <Editor label="Data (JSON)" testid="template-data" text=data error_line=error_line(FailureSource::Data)/>

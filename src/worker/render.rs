@@ -5,8 +5,13 @@
 pub use envelope::engine::render::{Failure, FailureSource, Part, Reply};
 use envelope::engine::render::{Request, OP};
 
-/// Renders `template` with `data` (JSON text), with the time the render
-/// took in the engine (ms). `Err` says why the engine could not answer.
-pub async fn render_timed(template: String, data: String) -> Result<(Reply, f64), String> {
-    super::call_json_timed(OP, &Request { template, data }).await
+/// Renders `template` with `data` (JSON text) and the other templates of
+/// its folder (`files`, by path), with the time the render took in the
+/// engine (ms). `Err` says why the engine could not answer.
+pub async fn render_timed(
+    template: String,
+    data: String,
+    files: std::collections::BTreeMap<String, String>,
+) -> Result<(Reply, f64), String> {
+    super::call_json_timed(OP, &Request { template, data, files }).await
 }

@@ -4,7 +4,8 @@
 //! its line (and column where known) in the template or in the data.
 //!
 //! The template is hostile text: it runs only in the core's minijinja
-//! environment (no file loading, a fuel limit, no Python). The messages:
+//! environment (the only files it can load are the ones the page sent, a
+//! fuel limit, no Python). The messages:
 //! [`envelope::engine::render`].
 
 use envelope::engine::render::{Failure, FailureSource, Part, Reply, Request};
@@ -12,7 +13,7 @@ use envelope::Diagnostic;
 
 /// Renders the template with the data.
 pub fn run(request: Request) -> Result<Reply, String> {
-    use envelope::promptpoet::{render, to_envelope, Stage};
+    use envelope::promptpoet::{render_with, to_envelope, Stage};
     use envelope::Rule;
     let data: serde_json::Value = match serde_json::from_str(&request.data) {
         Ok(v) => v,
@@ -35,7 +36,8 @@ pub fn run(request: Request) -> Result<Reply, String> {
             });
         }
     };
-    match render(&request.template, &data) {
+    let files = &request.files;
+    match render_with(&request.template, &data, &|name| files.get(name).cloned()) {
         Ok(r) => {
             let (env, mut warnings) = to_envelope(&r);
             let mut all = r.warnings.clone();
@@ -62,13 +64,23 @@ pub fn run(request: Request) -> Result<Reply, String> {
                 _ => FailureSource::Template,
             };
             let line = if source == FailureSource::Rendered { e.rendered_line } else { e.line };
+            // An error in a loaded file: its line is not the editor's; the
+            // message says where it is.
+            let mut diagnostic = e.diagnostic();
+            let (line, column) = match &e.template {
+                Some(_) => {
+                    diagnostic.message = format!("{}: {}", diagnostic.path, diagnostic.message);
+                    (None, None)
+                }
+                None => (line, e.column),
+            };
             Ok(Reply::Failed {
                 failure: Failure {
                     source,
-                    diagnostic: e.diagnostic(),
+                    diagnostic,
                     class: e.class.clone(),
                     line,
-                    column: e.column,
+                    column,
                     text: e.rendered_text.clone(),
                 },
                 warnings: e.warnings.clone(),

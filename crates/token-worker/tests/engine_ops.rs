@@ -151,7 +151,7 @@ fn diff_imports_requests_and_names_the_side_that_does_not_read() {
 }
 
 fn render_t(template: &str, data: &str) -> render::Reply {
-    send(render::OP, &render::Request { template: template.into(), data: data.into() })
+    send(render::OP, &render::Request { template: template.into(), data: data.into(), files: Default::default() })
 }
 
 #[test]
@@ -225,4 +225,43 @@ fn template_text_cannot_reach_outside_the_sandbox() {
     let r = render_t("{% for i in range(100000000) %}{% for j in range(100000000) %}x{% endfor %}{% endfor %}", "{}");
     assert!(matches!(r, render::Reply::Failed { .. }), "{r:?}");
     assert!(t0.elapsed().as_secs() < 30, "bounded");
+}
+
+#[test]
+fn render_loads_the_other_templates_from_the_files_sent() {
+    let files: std::collections::BTreeMap<String, String> = [
+        (
+            "sections/system.yml.j2".to_string(),
+            "- name: system\n  role: system\n  content: be {{ mood }}\n".to_string(),
+        ),
+        ("sections/bad.yml.j2".to_string(), "- name: b\n\n  content: {{ x.y.z }}\n".to_string()),
+    ]
+    .into_iter()
+    .collect();
+    let req = |template: &str| render::Request {
+        template: template.into(),
+        data: r#"{"mood": "kind"}"#.into(),
+        files: files.clone(),
+    };
+    let render::Reply::Rendered { parts, .. } = send(render::OP, &req("{% include 'sections/system.yml.j2' %}\n"))
+    else {
+        panic!()
+    };
+    assert_eq!(parts.len(), 1);
+    assert_eq!(parts[0].role, "system");
+    // An error in a loaded file: no line in the editor, the message says where.
+    let render::Reply::Failed { failure, .. } = send(render::OP, &req("\n{% include 'sections/bad.yml.j2' %}\n"))
+    else {
+        panic!()
+    };
+    assert_eq!(failure.source, FailureSource::Template);
+    assert_eq!(failure.line, None);
+    assert!(
+        failure.diagnostic.message.starts_with("sections/bad.yml.j2 line 3: UndefinedError"),
+        "{}",
+        failure.diagnostic.message
+    );
+    // A request without files (an older page) still reads.
+    let r: render::Request = serde_json::from_str(r#"{"template": "x", "data": "{}"}"#).unwrap();
+    assert!(r.files.is_empty());
 }

@@ -3,6 +3,8 @@
 //! (`crate::promptpoet`), or the error where prompt-poet raises, with its
 //! line (and column where known) in the template or in the data.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::diag::Diagnostic;
@@ -16,6 +18,10 @@ pub struct Request {
     pub template: String,
     /// The template data as JSON text (an object).
     pub data: String,
+    /// The other templates of the template's folder, by their path in it
+    /// (`/`-separated): what `include`, `import` and `extends` load.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, String>,
 }
 
 /// One part in PromptPoet's terms, for showing.
