@@ -17,7 +17,7 @@
 //! `my_confidence_score`. A field whose name holds letters outside ASCII
 //! (`名称`) is named by the name anywhere in the text, ignoring case.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -34,7 +34,8 @@ pub fn check(ctx: &Ctx) -> Vec<Raw> {
         return Vec::new();
     }
     let text = prompt_text(ctx.envelope);
-    let index = Index::new(&text);
+    let all: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+    let index = Index::new(&text, &all);
     // A Bedrock schema is a JSON string: its fields have no path of their own.
     let in_string = ctx
         .envelope
@@ -112,94 +113,125 @@ fn joins(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '-'
 }
 
-/// One word of a text: lowercase, with whether an identifier starts before
-/// it and ends after it, and whether the next word follows as part of the
-/// same name (a camelCase boundary, or at most three of space, tab, `_`, `-`).
+/// One word of a text (lowercase), its position among the text's words,
+/// whether an identifier starts before it and ends after it, and whether
+/// the next word follows as part of the same name (a camelCase boundary, or
+/// at most three of space, tab, `_`, `-`).
 struct Word {
+    ord: usize,
     text: String,
     starts: bool,
     ends: bool,
     joined_to_next: bool,
 }
 
-/// The words of `s`: runs of letters and digits, split where a lowercase
-/// letter or digit is followed by an uppercase one (`recipeName`).
-fn words(s: &str) -> Vec<Word> {
-    let chars: Vec<char> = s.chars().collect();
-    let mut out: Vec<Word> = Vec::new();
-    let mut i = 0;
-    let mut gap = String::new();
-    while i < chars.len() {
-        if !chars[i].is_alphanumeric() {
-            gap.push(chars[i]);
-            i += 1;
+/// Calls `f` for each word of `s`: runs of letters and digits, split where a
+/// lowercase letter or digit is followed by an uppercase one (`recipeName`).
+/// `f` gets the word lowercased (in a reused buffer), whether an identifier
+/// starts before it and ends after it, and whether it is joined to the word
+/// before. One pass, no copy of the text.
+fn each_word(s: &str, mut f: impl FnMut(&str, bool, bool, bool)) {
+    let mut it = s.chars().peekable();
+    let mut prev: Option<char> = None;
+    let mut gap_len = 0usize;
+    let mut gap_ok = true;
+    let mut seen_word = false;
+    let mut buf = String::new();
+    while let Some(c) = it.next() {
+        if !c.is_alphanumeric() {
+            gap_len += 1;
+            gap_ok &= matches!(c, ' ' | '\t' | '_' | '-');
+            prev = Some(c);
             continue;
         }
-        let start = i;
-        i += 1;
-        while i < chars.len()
-            && chars[i].is_alphanumeric()
-            && !(chars[i].is_uppercase() && (chars[i - 1].is_lowercase() || chars[i - 1].is_numeric()))
-        {
-            i += 1;
+        let starts = prev.is_none_or(|p| !joins(p));
+        let joined = seen_word && ((gap_len == 0) || (gap_len <= 3 && gap_ok));
+        buf.clear();
+        buf.extend(c.to_lowercase());
+        let mut last = c;
+        while let Some(&n) = it.peek() {
+            if !n.is_alphanumeric() || (n.is_uppercase() && (last.is_lowercase() || last.is_numeric())) {
+                break;
+            }
+            buf.extend(n.to_lowercase());
+            last = n;
+            it.next();
         }
-        let camel_next = i < chars.len() && chars[i].is_alphanumeric();
-        if let Some(prev) = out.last_mut() {
-            let camel_here = gap.is_empty();
-            prev.joined_to_next =
-                camel_here || (gap.chars().count() <= 3 && gap.chars().all(|c| matches!(c, ' ' | '\t' | '_' | '-')));
-        }
-        let starts = start == 0 || !joins(chars[start - 1]);
-        let ends = !camel_next && chars.get(i).is_none_or(|c| !joins(*c));
-        out.push(Word {
-            text: chars[start..i].iter().flat_map(|c| c.to_lowercase()).collect(),
-            starts,
-            ends,
-            joined_to_next: false,
-        });
-        gap.clear();
+        let ends = it.peek().is_none_or(|n| !joins(*n));
+        f(&buf, starts, ends, joined);
+        seen_word = true;
+        prev = Some(last);
+        gap_len = 0;
+        gap_ok = true;
     }
+}
+
+/// The words of a field's name.
+fn name_words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    each_word(name, |w, _, _, _| out.push(w.to_string()));
     out
 }
 
-/// The prompt text's words, indexed by word.
-struct Index {
-    text_lower: String,
+/// The prompt text's words that occur in some field name, with their
+/// positions (the others are only counted): a long text costs one pass
+/// and little memory.
+struct Index<'t> {
+    text: &'t str,
     words: Vec<Word>,
     at: HashMap<String, Vec<usize>>,
 }
 
-impl Index {
-    fn new(text: &str) -> Index {
-        let words = words(text);
+impl<'t> Index<'t> {
+    fn new(text: &'t str, names: &[&str]) -> Index<'t> {
+        let wanted: HashSet<String> = names.iter().flat_map(|n| name_words(n)).collect();
+        let mut words: Vec<Word> = Vec::new();
+        let mut ord = 0usize;
+        each_word(text, |w, starts, ends, joined| {
+            if let Some(last) = words.last_mut() {
+                if last.ord + 1 == ord {
+                    last.joined_to_next = joined;
+                }
+            }
+            if wanted.contains(w) {
+                words.push(Word { ord, text: w.to_string(), starts, ends, joined_to_next: false });
+            }
+            ord += 1;
+        });
         let mut at: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, w) in words.iter().enumerate() {
             at.entry(w.text.clone()).or_default().push(i);
         }
-        Index { text_lower: text.to_lowercase(), words, at }
+        Index { text, words, at }
     }
 
     /// Whether the text names the field `name` (see the module's rules).
     fn names(&self, name: &str) -> bool {
-        let wanted: Vec<String> = words(name).into_iter().map(|w| w.text).collect();
+        let wanted = name_words(name);
         if wanted.is_empty() || name.chars().any(|c| c.is_alphanumeric() && !c.is_ascii()) {
             let n = name.trim().to_lowercase();
-            return !n.is_empty() && self.text_lower.contains(&n);
+            return !n.is_empty() && contains_ignoring_case(self.text, &n);
         }
         let Some(starts) = self.at.get(&wanted[0]) else { return false };
         starts.iter().any(|&i| {
             let Some(run) = self.words.get(i..i + wanted.len()) else { return false };
             run[0].starts
                 && run.iter().zip(&wanted).all(|(w, x)| &w.text == x)
-                && run[..run.len() - 1].iter().all(|w| w.joined_to_next)
+                && run.windows(2).all(|p| p[0].ord + 1 == p[1].ord && p[0].joined_to_next)
                 && run[run.len() - 1].ends
         })
     }
 }
 
+/// Whether `text` holds `needle` (already lowercase), ignoring case, line by
+/// line (no copy of the whole text).
+fn contains_ignoring_case(text: &str, needle: &str) -> bool {
+    text.lines().any(|l| l.to_lowercase().contains(needle))
+}
+
 /// Whether `text` names the field `name` (as [`check`] decides).
 pub fn names(text: &str, name: &str) -> bool {
-    Index::new(text).names(name)
+    Index::new(text, &[name]).names(name)
 }
 
 #[cfg(test)]
@@ -233,5 +265,16 @@ mod tests {
         ] {
             assert_eq!(names(text, field), named, "{field:?} in {text:?}");
         }
+    }
+
+    #[test]
+    fn a_long_text_is_one_pass() {
+        // 6 MB of words and one mention at the end, in a camelCase run.
+        let mut text = "lorem ipsum dolor_sit-amet ".repeat(220_000);
+        text.push_str("then set theConfidenceScore");
+        assert!(!names(&text, "confidence_score"), "`theConfidenceScore` is another identifier");
+        text.push_str(" and confidence score");
+        assert!(names(&text, "confidence_score"));
+        assert!(names(&text, "dolor_sit_amet") && !names(&text, "sit_amet"));
     }
 }
