@@ -139,6 +139,7 @@ pub fn ResponsePage() -> impl IntoView {
     let state = RwSignal::new(Checking::Idle);
     let asked = StoredValue::new(0u64);
     let heading = NodeRef::<leptos::html::H3>::new();
+    let page = NodeRef::<leptos::html::Main>::new();
 
     let check = move |_| {
         let seq = asked.get_value() + 1;
@@ -162,8 +163,13 @@ pub fn ResponsePage() -> impl IntoView {
             leptos::task::spawn_local(async move {
                 browser::next_frame().await;
                 if let Some(h) = heading.try_get_untracked().flatten() {
-                    // The results from their heading, as far up as the page scrolls.
-                    h.scroll_into_view_with_bool(true);
+                    // The results from their heading, as far up as the page's own
+                    // scroller goes (not `scrollIntoView`, which also scrolls the
+                    // app's clipped frame on a phone and pushes the header out).
+                    if let Some(m) = page.try_get_untracked().flatten() {
+                        let top = h.get_bounding_client_rect().top() - m.get_bounding_client_rect().top();
+                        m.set_scroll_top(m.scroll_top() + top as i32 - 8);
+                    }
                     browser::focus(&h);
                 }
             });
@@ -191,7 +197,7 @@ pub fn ResponsePage() -> impl IntoView {
     };
 
     view! {
-        <main class="response-page pad" id="main" tabindex="-1" data-testid="response">
+        <main class="response-page pad" id="main" tabindex="-1" data-testid="response" node_ref=page>
             <h2>"Check a response"</h2>
             <p class="muted">"Paste or open a model’s output for the document on screen: its text, or a provider’s response body (OpenAI, Anthropic, Gemini, Bedrock). It is read as JSON, validated against the document’s output schema (strictly: null is not a string, extra fields are refused where the schema says so) and compared field by field with a golden output, as "<code>"pep test"</code>" does. Nothing is sent anywhere: the check runs in this page."</p>
             <section class="response-schema" aria-labelledby="response-schema-h" data-testid="response-schema">

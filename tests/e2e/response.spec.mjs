@@ -115,6 +115,9 @@ test('Response: the document\'s response_format validates an output with a null 
     assert.ok(kinds.includes('unexpected /remediation_steps/3'), kinds.join(', '));
     assert.ok(kinds.includes('unexpected /note'), kinds.join(', '));
     assert.match(await page.getByTestId('response-verdict').textContent(), /^Fails: 2 schema violations, \d+ differences from the golden output\.$/);
+    // The results are brought up inside the page: the header stays where it is.
+    assert.equal(await page.evaluate(() => Math.round(document.querySelector('header.top').getBoundingClientRect().top)), 0);
+    assert.equal(await page.evaluate(() => document.scrollingElement.scrollTop), 0);
     // Hostile text stays text.
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
     assert.equal(await page.locator('.response-page img, .response-page b').count(), 0);
