@@ -198,9 +198,8 @@ impl<'s> Scanner<'s> {
                 for d in &m.defaults {
                     self.expr(d);
                 }
-                let depth = std::mem::take(&mut self.for_depth);
+                // Lexical: a macro or call block inside a `for` sees its `loop`.
                 self.stmts(&m.body);
-                self.for_depth = depth;
             }
             S::CallBlock(c) => {
                 self.call(&c.call);
@@ -211,9 +210,8 @@ impl<'s> Scanner<'s> {
                 for d in &c.macro_decl.defaults {
                     self.expr(d);
                 }
-                let depth = std::mem::take(&mut self.for_depth);
+                // Lexical: a macro or call block inside a `for` sees its `loop`.
                 self.stmts(&c.macro_decl.body);
-                self.for_depth = depth;
             }
             S::Do(d) => {
                 if self.unknown_tag.is_none() {
