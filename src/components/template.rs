@@ -39,6 +39,8 @@ const DEBOUNCE_MS: i32 = 300;
 const MAX_FILES: usize = 256;
 /// The largest file read (the renderer's `MAX_SOURCE`).
 const MAX_FILE_BYTES: f64 = (4 << 20) as f64;
+/// The most bytes read in all (they go to the worker with every render).
+const MAX_TOTAL_BYTES: f64 = (16 << 20) as f64;
 
 /// A file's path in the opened folder: `webkitRelativePath` without the
 /// folder's own name (what `include` names), or the file's name.
@@ -53,14 +55,17 @@ fn path_in_folder(file: &web_sys::File) -> String {
 /// Reads the picked files into the map the renderer loads from; says what
 /// was left out.
 async fn read_files(list: Vec<web_sys::File>) -> (BTreeMap<String, String>, Vec<String>) {
-    let (mut files, mut skipped) = (BTreeMap::new(), Vec::new());
+    let (mut files, mut skipped, mut total) = (BTreeMap::new(), Vec::new(), 0.0);
     for file in list {
         let path = path_in_folder(&file);
         if files.len() >= MAX_FILES {
             skipped.push(format!("{path} (more than {MAX_FILES} files)"));
         } else if file.size() > MAX_FILE_BYTES {
             skipped.push(format!("{path} (larger than 4 MB)"));
+        } else if total + file.size() > MAX_TOTAL_BYTES {
+            skipped.push(format!("{path} (more than 16 MB in all)"));
         } else {
+            total += file.size();
             match browser::read_file(&file).await.map(String::from_utf8) {
                 Ok(Ok(text)) => {
                     files.insert(path, text);
@@ -228,7 +233,8 @@ pub fn TemplatePage() -> impl IntoView {
             if add {
                 files.try_update(|f| {
                     for (k, v) in read {
-                        if f.len() < MAX_FILES || f.contains_key(&k) {
+                        let total: usize = f.iter().filter(|(p, _)| **p != k).map(|(_, t)| t.len()).sum();
+                        if (f.len() < MAX_FILES || f.contains_key(&k)) && (total + v.len()) as f64 <= MAX_TOTAL_BYTES {
                             f.insert(k, v);
                         }
                     }
