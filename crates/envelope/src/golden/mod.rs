@@ -126,6 +126,15 @@ impl Failure {
     }
 }
 
+/// A value with its type for messages: `string "abc"`, `number 3`, and
+/// `null` alone (its type and its value are one word).
+fn typed(v: &Value) -> String {
+    match v {
+        Value::Null => "null".to_owned(),
+        _ => format!("{} {}", type_name(v), short(v, 60)),
+    }
+}
+
 /// The JSON type name of a value, as messages say it.
 pub fn type_name(v: &Value) -> &'static str {
     match v {
@@ -332,7 +341,7 @@ fn walk(c: &Compiled, e: &Value, a: &Value, path: &mut Vec<String>, out: &mut Ve
             kind: Kind::Type,
             expected: Some(e.clone()),
             actual: Some(a.clone()),
-            message: format!("expected {} {}, got {} {}", type_name(e), short(e, 60), type_name(a), short(a, 60)),
+            message: format!("expected {}, got {}", typed(e), typed(a)),
         }),
     }
 }
@@ -450,7 +459,11 @@ fn lcs(c: &Compiled, x: &[Value], y: &[Value], path: &mut Vec<String>) -> Vec<(u
 /// A value in one line, cut to `max` characters.
 pub fn short(v: &Value, max: usize) -> String {
     let s = v.to_string();
-    if s.chars().count() <= max { s } else { format!("{}…", s.chars().take(max).collect::<String>()) }
+    if s.chars().count() <= max {
+        s
+    } else {
+        format!("{}…", s.chars().take(max).collect::<String>())
+    }
 }
 
 /// Lowercased words of letters and digits (any script), everything else a

@@ -295,3 +295,11 @@ fn github_commands_are_escaped() {
     assert!(lines[2].contains("50%25 done"), "{}", lines[2]);
     assert!(lines[3].starts_with("::notice title=pep test::3 cases: 1 passed, 2 failed"));
 }
+
+#[test]
+fn a_null_where_a_string_was_is_a_type_failure_said_once() {
+    let f = compare(&json!({"summary": "Keys are logged."}), &json!({"summary": null}), &Rules::default());
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!((f[0].path.as_str(), f[0].kind), ("/summary", Kind::Type));
+    assert_eq!(f[0].message, "expected string \"Keys are logged.\", got null");
+}
