@@ -17,7 +17,7 @@
 
 use std::sync::Arc;
 
-use envelope::output_schema::{OutputSchema, find};
+use envelope::output_schema::{find, OutputSchema};
 use leptos::prelude::*;
 use serde_json::Value;
 use wasm_bindgen::JsCast;
@@ -121,7 +121,11 @@ fn value_text(kind: &str, v: &Option<Value>) -> String {
 
 /// A pointer as shown: the root named.
 fn path_text(p: &str) -> String {
-    if p.is_empty() { "(the whole output)".to_string() } else { p.to_string() }
+    if p.is_empty() {
+        "(the whole output)".to_string()
+    } else {
+        p.to_string()
+    }
 }
 
 /// `/response`.

@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use envelope::types::RequestFormat;
@@ -332,7 +332,11 @@ fn prepare(job: &LiveJob, cfg: &LiveConfig) -> Result<Prepared, LiveError> {
 
 /// `base` + `prefix` + `rest`, without doubling a `prefix` the base already ends with.
 fn join(base: &str, prefix: &str, rest: &str) -> String {
-    if base.ends_with(prefix) { format!("{base}{rest}") } else { format!("{base}{prefix}{rest}") }
+    if base.ends_with(prefix) {
+        format!("{base}{rest}")
+    } else {
+        format!("{base}{prefix}{rest}")
+    }
 }
 
 /// The model for the URL path: `models/` dropped, percent-encoded outside the unreserved set.
@@ -388,14 +392,12 @@ pub fn send_all(jobs: Vec<LiveJob>, cfg: &LiveConfig) -> Vec<Result<LiveReply, L
     let workers = cfg.concurrency.max(1).min(n.max(1));
     std::thread::scope(|s| {
         for _ in 0..workers {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(job) = jobs.get(i) else { break };
-                    let result = send_one(job, cfg, &agents);
-                    if let Ok(mut r) = results.lock() {
-                        r[i] = Some(result);
-                    }
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(job) = jobs.get(i) else { break };
+                let result = send_one(job, cfg, &agents);
+                if let Ok(mut r) = results.lock() {
+                    r[i] = Some(result);
                 }
             });
         }

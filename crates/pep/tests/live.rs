@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use envelope::types::RequestFormat;
 use live::{LiveConfig, LiveError, LiveJob};
-use serde_json::{Value, json};
+use serde_json::{json, Value};
 
 /// One request as the server read it.
 #[derive(Debug, Clone)]

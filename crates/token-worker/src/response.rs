@@ -7,7 +7,7 @@
 //! messages: [`envelope::engine::response`].
 
 use envelope::engine::response::{
-    Comparison, Difference, MAX_LISTED, Parsed, Reply, Request, Rules, Validation, Violation,
+    Comparison, Difference, Parsed, Reply, Request, Rules, Validation, Violation, MAX_LISTED,
 };
 use envelope::{contract, golden, output};
 
@@ -75,7 +75,11 @@ pub fn run(request: Request) -> Result<Reply, String> {
 fn rules_of(rules: &Rules) -> Result<golden::Rules, String> {
     let r = golden::Rules { exact: rules.exact.clone(), fuzzy: rules.fuzzy.clone(), ignore: rules.ignore.clone() };
     let problems = r.problems();
-    if problems.is_empty() { Ok(r) } else { Err(format!("the match rules do not read: {}", problems.join("; "))) }
+    if problems.is_empty() {
+        Ok(r)
+    } else {
+        Err(format!("the match rules do not read: {}", problems.join("; ")))
+    }
 }
 
 /// [`run`] over JSON text.

@@ -6,7 +6,7 @@
 
 use envelope::engine::response::{Comparison, Parsed, Reply, Request, Rules, Validation};
 use pep_token_worker::json_op_named;
-use serde_json::{Value, json};
+use serde_json::{json, Value};
 
 fn check(request: &Request) -> Result<Reply, String> {
     let handle = json_op_named(envelope::engine::response::OP).expect("the response op is registered");

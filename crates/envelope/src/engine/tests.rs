@@ -131,7 +131,8 @@ fn response_messages() {
         "comparison": {"compared": {"differences": [{"path": "/a", "kind": "value", "expected": 2, "actual": 1, "message": "2 → 1"}], "more": 3}}}));
     assert!(matches!(r.validation, response::Validation::Checked { ref violations, .. } if violations[0].path == "/a"));
     // A null value is a value: it stays `Some(Null)`; a value that is not there is left out.
-    let d: response::Difference = round_trip(json!({"path": "/s", "kind": "type", "expected": "x", "actual": null, "message": "m"}));
+    let d: response::Difference =
+        round_trip(json!({"path": "/s", "kind": "type", "expected": "x", "actual": null, "message": "m"}));
     assert_eq!(d.actual, Some(Value::Null));
     let d: response::Difference = round_trip(json!({"path": "/t", "kind": "unexpected", "actual": 1, "message": "m"}));
     assert_eq!((d.expected, d.actual), (None, Some(json!(1))));

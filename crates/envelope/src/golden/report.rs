@@ -12,9 +12,9 @@
 //! cannot hold), the GitHub commands escape as the runner unescapes.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{json, Value};
 
-use super::{Failure, Kind, short};
+use super::{short, Failure, Kind};
 
 /// Whether a case passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use envelope::golden::{self, CaseReport, Failure, Kind, SuiteReport};
 use envelope::types::{Envelope, Segment, StaticVar};
-use envelope::{Severity, lint, output, promptpoet};
+use envelope::{lint, output, promptpoet, Severity};
 use serde_json::Value;
 
 use crate::{Done, Failure as CliFailure};
