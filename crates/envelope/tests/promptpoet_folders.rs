@@ -209,3 +209,64 @@ fn an_include_needs_no_template_inexact_warning_and_urlencode_none() {
     assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
     assert_eq!(r.warnings[0].path, "a.yml.j2 line 3");
 }
+
+// ---------------------------------------------------------------------------
+// Property test: templates that load each other, in any arrangement, never
+// panic the renderer (the source rewrites of include/import/extends, `loop`
+// and names hidden from modules included).
+// ---------------------------------------------------------------------------
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("- name: a\n  content: ".to_string()),
+            Just("\n".to_string()),
+            Just("{{ x }}".to_string()),
+            Just("{{ loop.index }}".to_string()),
+            Just("{% for i in items %}".to_string()),
+            Just("{% endfor %}".to_string()),
+            Just("{% include 'a' %}".to_string()),
+            Just("{%- include 'b' -%}".to_string()),
+            Just("{%+ include ['x', 'c'] ignore missing +%}".to_string()),
+            Just("{% include 'a' ~ x ignore missing without context %}".to_string()),
+            Just("{% include '../a' %}".to_string()),
+            Just("{% import 'b' as m %}{{ m.f(x) }}".to_string()),
+            Just("{% from 'c' import f with context %}{{ f(1) }}".to_string()),
+            Just("{% extends 'a' %}".to_string()),
+            Just("{% block body %}".to_string()),
+            Just("{% endblock %}".to_string()),
+            Just("{{ super() }}".to_string()),
+            Just("{% macro f(v) %}{{ v ~ x }}{% endmacro %}".to_string()),
+            Just("{% set x = x ~ '%s' % 1 %}".to_string()),
+            Just("{{ x|urlencode }}".to_string()),
+            Just("{% raw %}{% include 'a' %}{% endraw %}".to_string()),
+            Just("'".to_string()),
+            Just("{%".to_string()),
+            Just("%}".to_string()),
+            ".{0,5}",
+        ]
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(piece(), 0..12).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+
+        #[test]
+        fn loading_never_panics(main in text(), a in text(), b in text(), c in text(), x in ".{0,6}") {
+            let files: BTreeMap<String, String> =
+                [("a".to_string(), a), ("b".to_string(), b), ("c".to_string(), c)].into_iter().collect();
+            let data = serde_json::json!({"x": x, "items": [1, 2]});
+            if let Ok(r) = render_with(&main, &data, &|n| files.get(n).cloned()) {
+                let (env, _) = envelope::promptpoet::to_envelope(&r);
+                let text = serde_json::to_string(&env).unwrap();
+                prop_assert!(envelope::parse(&text).is_ok(), "{}", text);
+            }
+        }
+    }
+}
