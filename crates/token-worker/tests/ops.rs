@@ -50,7 +50,7 @@ fn export_text(envelope: &str, target: Target) -> export::Reply {
 #[test]
 fn the_ops_are_listed_by_name() {
     let names: Vec<&str> = JSON_OPS.iter().map(|(n, _)| *n).collect();
-    assert_eq!(names, ["import", "export", "lint", "diff", "render"]);
+    assert_eq!(names, ["import", "export", "lint", "diff", "render", "response"]);
     assert!(json_op_named("encode").is_none(), "encode is not a JSON op");
     assert!(json_op_named("search").is_none());
 }
