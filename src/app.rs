@@ -39,6 +39,7 @@ fn Shell() -> impl IntoView {
     provide_context(session);
     provide_context(session.calls);
     provide_context(crate::state::SkillsInbox::new());
+    provide_context(crate::state::TemplateInbox::new());
     let prefs = Prefs::init(session);
     provide_context(prefs);
     let route = use_route();
@@ -99,6 +100,7 @@ fn Shell() -> impl IntoView {
 #[component]
 fn Frame(children: Children) -> impl IntoView {
     let session = Session::expect();
+    let route = use_route();
     let drop = on_drop(session);
     let dragging = RwSignal::new(false);
     let editing = Editing::expect();
@@ -143,7 +145,11 @@ fn Frame(children: Children) -> impl IntoView {
                 <ImportedFrom/>
             </div>
             {children()}
-            <div class="drop-hint" aria-hidden="true">"Drop a JSON file to open it: an envelope, or an OpenAI or Anthropic request; or a trace and its logs; or SKILL.md files or a folder of skills"</div>
+            <div class="drop-hint" aria-hidden="true">{move || if route.get() == Page::Template {
+                "Drop files for the template to include, import or extend"
+            } else {
+                "Drop a JSON file to open it: an envelope, or an OpenAI or Anthropic request; or a trace and its logs; or SKILL.md files or a folder of skills"
+            }}</div>
         </div>
     }
 }

@@ -76,7 +76,9 @@ impl E {
 }
 
 /// A `<div class>` whose content is `content()`'s elements, built once when
-/// mounted (the component is re-created for new content).
+/// mounted (the component is re-created for new content). What the div held
+/// is removed first: when a reactive view re-creates the component, the
+/// renderer may keep the same `<div>` and hand it to the new one.
 #[component]
 pub fn Static(
     class: &'static str,
@@ -88,6 +90,7 @@ pub fn Static(
     Effect::new(move |_| {
         if let Some(div) = node.get() {
             if let Some(f) = content.try_update_value(Option::take).flatten() {
+                div.set_text_content(None);
                 for e in f() {
                     if let Some(e) = e.element() {
                         let _ = div.append_child(&e);

@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use crate::components::icons::{Ico, Icon};
 use crate::components::reports::{shown, Report};
-use crate::router::{use_navigate, NavigateOptions};
+use crate::router::{use_navigate, use_route, NavigateOptions, Route};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::browser;
 use crate::doc::Source;
-use crate::state::{is_skill, Session, SkillsInbox, SkillsInput, LOADING_STEPS};
+use crate::state::{is_skill, Session, SkillsInbox, SkillsInput, TemplateInbox, LOADING_STEPS};
 
 /// What the user can open, for titles and hints.
 const OPENS: &str = "an envelope, or an OpenAI Chat, OpenAI Responses or Anthropic Messages request; or many calls: an OpenTelemetry trace and its logs, a batch file, JSON Lines";
@@ -77,12 +77,19 @@ pub fn OpenButton() -> impl IntoView {
 pub fn on_drop(session: Session) -> impl Fn(web_sys::DragEvent) + Clone + 'static {
     let navigate = use_navigate();
     let inbox = use_context::<SkillsInbox>();
+    let templates = use_context::<TemplateInbox>();
+    let route = use_route();
     move |ev: web_sys::DragEvent| {
         ev.prevent_default();
+        let files = files_of(ev.data_transfer().and_then(|d| d.files()));
+        // On the Template page, dropped files are what its templates include.
+        if let (Route::Template, Some(templates), false) = (route.get_untracked(), templates, files.is_empty()) {
+            templates.put(files);
+            return;
+        }
         if to_skills(inbox, crate::state::skills_dropped(&ev), &navigate) {
             return;
         }
-        let files = files_of(ev.data_transfer().and_then(|d| d.files()));
         if !files.is_empty() {
             open_files(session, files, navigate.clone());
         }

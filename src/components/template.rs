@@ -8,7 +8,7 @@
 //! this browser's storage.
 //!
 //! `include`, `import` and `extends` load from the files the user opens
-//! ("Open a folder…" or "Add files…"): they are read once, by their path in
+//! ("Open a folder…" or "Add files…") or drops on the page: they are read once, by their path in
 //! the folder, and sent with each render (they are not kept in storage).
 //!
 //! Template text is hostile: it is never evaluated on the page; the engine
@@ -25,7 +25,7 @@ use crate::components::dom::{el, Static, E};
 use crate::components::viewer::Viewer;
 use crate::doc::{Doc, Source};
 use crate::router::href;
-use crate::state::Session;
+use crate::state::{Session, TemplateInbox};
 use crate::worker;
 use crate::worker::render::{Failure, FailureSource, Part, Reply};
 use envelope::display::thousands as fmt_int;
@@ -215,13 +215,9 @@ pub fn TemplatePage() -> impl IntoView {
             }
         });
     };
-    // A folder replaces the files; "Add files…" adds to them.
-    let open_files = move |ev: web_sys::Event, add: bool| {
-        use wasm_bindgen::JsCast;
-        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
-        let list: Vec<web_sys::File> =
-            input.files().map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect()).unwrap_or_default();
-        input.set_value("");
+    // A folder replaces the files; "Add files…" and files dropped on the
+    // page add to them.
+    let take_files = move |list: Vec<web_sys::File>, add: bool| {
         if list.is_empty() {
             return;
         }
@@ -244,6 +240,26 @@ pub fn TemplatePage() -> impl IntoView {
             }
         });
     };
+    let open_files = move |ev: web_sys::Event, add: bool| {
+        use wasm_bindgen::JsCast;
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+        let list: Vec<web_sys::File> =
+            input.files().map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect()).unwrap_or_default();
+        input.set_value("");
+        take_files(list, add);
+    };
+    // Files dropped on the page while it shows (the frame's drop handler
+    // hands them over): added, as with "Add files…".
+    if let Some(inbox) = use_context::<TemplateInbox>() {
+        Effect::new(move |_| {
+            if inbox.0.with(Option::is_none) {
+                return;
+            }
+            if let Some(list) = inbox.take() {
+                take_files(list, true);
+            }
+        });
+    }
     let error_line = move |source: FailureSource| {
         Signal::derive(move || {
             status.with(|s| match s {

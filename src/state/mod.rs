@@ -14,6 +14,7 @@ mod remote_consent;
 mod session;
 mod skills;
 mod stored;
+mod template_inbox;
 
 pub use expansion::{Expansion, ExpansionState, Order, ToggleKey};
 pub use prefs::{Prefs, PrefsData, Tab, PREFS_KEY};
@@ -24,3 +25,4 @@ pub use session::{
 };
 pub use skills::{dropped as skills_dropped, is_skill, SkillsInbox, SkillsInput};
 pub use stored::StoredDocument;
+pub use template_inbox::TemplateInbox;

@@ -53,6 +53,23 @@ test('Template: includes load from an opened folder and from added files; an err
     { name: 'b.yml.j2', mimeType: 'text/plain', buffer: Buffer.from('- name: b\n  content: b\n') },
   ]);
   await page.getByTestId('template-status').filter({ hasText: 'Rendered 2 parts' }).waitFor({ timeout: 30000 });
+
+  // Files dropped on the page are added as "Add files…" adds them (not opened
+  // as documents): the page stays, and the include they serve renders.
+  await page.getByTestId('template-forget-files').click();
+  await page.getByTestId('template-source').fill("{% include 'c.yml.j2' %}\n{% include 'd.yml.j2' %}\n");
+  await err.filter({ hasText: /c\.yml\.j2/ }).waitFor({ timeout: 30000 });
+  const dt = await page.evaluateHandle(() => {
+    const d = new DataTransfer();
+    d.items.add(new File(['- name: c\n  content: c\n'], 'c.yml.j2', { type: 'text/plain' }));
+    d.items.add(new File(['- name: d\n  content: d\n'], 'd.yml.j2', { type: 'text/plain' }));
+    return d;
+  });
+  await page.locator('.app').dispatchEvent('drop', { dataTransfer: dt });
+  await page.getByTestId('template-loaded-files').filter({ hasText: 'c.yml.j2, d.yml.j2' }).waitFor({ timeout: 30000 });
+  await page.getByTestId('template-status').filter({ hasText: 'Rendered 2 parts' }).waitFor({ timeout: 30000 });
+  assert.ok(page.url().endsWith('/template'), `still the Template page: ${page.url()}`);
+  assert.deepEqual(await page.getByTestId('template-part').locator('td:first-child').allTextContents(), ['c', 'd']);
   assert.deepEqual(page.errors, []);
   await context.close();
 });
