@@ -268,6 +268,19 @@ fn comparison(c: &Comparison) -> Vec<E> {
                 .text(&c.cache.sentence()),
         )
         .child(el("p").class("muted").attr("data-testid", "compare-tokens").text(&format!("{total} · {counts}")));
+    // Findings about the change (`version-not-bumped`), before the fields.
+    for f in &c.findings {
+        let mut line = el("p")
+            .class("compare-finding")
+            .attr("data-testid", "compare-finding")
+            .attr("data-code", f.rule.code())
+            .child(el("strong").text(&format!("{}: ", f.rule.code())))
+            .text(&f.message);
+        if let Some(hint) = &f.hint {
+            line = line.text(&format!(" — {hint}"));
+        }
+        summary = summary.child(line);
+    }
     if !c.fields.is_empty() {
         summary = summary.child(fields(&c.fields));
     }

@@ -184,6 +184,35 @@ test('Compare: an added or removed message shows its text; a message holding onl
   await context.close();
 });
 
+test('Compare: the prompt sent changed and its version did not: version-not-bumped is said above the rows', async ({ browser }) => {
+  const { context, page } = await newPage(browser);
+  await page.goto(`${BASE}/diff`);
+  const doc = (text, version) => JSON.stringify({
+    version: '1.0', prompt: { name: 'triage', version },
+    messages: [{ id: 's', role: 'system', timestamp: 1767225600, segments: [{ kind: 'text', content: text }] },
+      { id: 'u', role: 'user', timestamp: 1767225601, segments: [{ kind: 'text', content: 'The site is down.' }] }],
+  });
+  const use = async (side, text) => {
+    await page.getByTestId(`compare-${side}-select`).selectOption('paste');
+    await page.getByTestId(`compare-${side}-paste`).fill(text);
+    await page.getByTestId(`compare-${side}-use`).click();
+  };
+  await use('before', doc('Triage the ticket.', '1.2.0'));
+  await use('after', doc('Triage the ticket. Answer in JSON.', '1.2.0'));
+  const finding = page.getByTestId('compare-finding');
+  await finding.waitFor({ timeout: 60000 });
+  assert.equal(await finding.getAttribute('data-code'), 'version-not-bumped');
+  assert.match(await finding.textContent(), /^version-not-bumped: .*1\.2\.0/);
+  mkdirSync(shotDir, { recursive: true });
+  await page.screenshot({ path: join(shotDir, 'compare-version-not-bumped.png') });
+  // The version bumped: nothing to say.
+  await use('after', doc('Triage the ticket. Answer in JSON.', '1.3.0'));
+  await page.getByTestId('compare-row').first().waitFor();
+  await page.waitForFunction(() => !document.querySelector('[data-testid=compare-finding]'), null, { timeout: 60000 });
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('Template: the line numbers scroll with the text, an error\'s number beside its line', async ({ browser }) => {
   mkdirSync(shotDir, { recursive: true });
   const { context, page } = await newPage(browser);
