@@ -127,9 +127,11 @@ export const settle = (page) => page.evaluate(() => new Promise((r) => requestAn
 export const REQUESTS = join(root, 'crates/envelope/tests/fixtures/requests');
 export const LABELS = { openai: 'OpenAI Chat', responses: 'OpenAI Responses', anthropic: 'Anthropic Messages' };
 export const FORMATS = [
-  ['openai', 'json'], ['responses', 'json'], ['anthropic', 'json'], ['curl-openai', 'sh'], ['curl-anthropic', 'sh'],
+  ['openai', 'json'], ['responses', 'json'], ['anthropic', 'json'], ['gemini', 'json'], ['bedrock', 'json'],
+  ['curl-openai', 'sh'], ['curl-anthropic', 'sh'], ['curl-gemini', 'sh'],
 ];
-/** Download names: `stem.openai.json`, `stem.responses.json`, `stem.anthropic.json`, `stem.openai.sh`, `stem.anthropic.sh`. */
+/** Download names: `stem.openai.json`, `stem.responses.json`, `stem.anthropic.json`, `stem.gemini.json`,
+ * `stem.bedrock.json`, `stem.openai.sh`, `stem.anthropic.sh`, `stem.gemini.sh`. */
 export const fileName = (stem, code) => code.startsWith('curl-') ? `${stem}.${code.slice(5)}.sh` : `${stem}.${code}.json`;
 
 export function requestFiles() {

@@ -129,7 +129,7 @@ test('a body of no format names the formats tried; a malformed request lists eve
 });
 
 test('every export format: Copy and Download equal `pep export --format X`, for demos and imported requests', async ({ browser }) => {
-  test.slow(); // five formats for five documents, each against `pep export`: three times the config's timeout
+  test.slow(); // eight formats for five documents, each against `pep export`: three times the config's timeout
   const { context, page } = await newPage(browser);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
   const checkAll = async (stem, file, imported) => {
