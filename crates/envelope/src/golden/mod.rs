@@ -256,32 +256,21 @@ fn walk(c: &Compiled, e: &Value, a: &Value, path: &mut Vec<String>, out: &mut Ve
                 path.push(k.clone());
                 match y.get(k) {
                     Some(va) => walk(c, ve, va, path, out),
-                    None => {
-                        if c.mode(path) != Mode::Ignore {
-                            out.push(Failure {
-                                path: pointer(path),
-                                kind: Kind::Missing,
-                                expected: Some(ve.clone()),
-                                actual: None,
-                                message: "missing from the output (the golden output has it)".to_string(),
-                            });
-                        }
-                    }
+                    None => lone(
+                        c,
+                        path,
+                        Kind::Missing,
+                        ve,
+                        "missing from the output (the golden output has it)".into(),
+                        out,
+                    ),
                 }
                 path.pop();
             }
             for (k, va) in y {
                 if !x.contains_key(k) {
                     path.push(k.clone());
-                    if c.mode(path) != Mode::Ignore {
-                        out.push(Failure {
-                            path: pointer(path),
-                            kind: Kind::Unexpected,
-                            expected: None,
-                            actual: Some(va.clone()),
-                            message: "not in the golden output".to_string(),
-                        });
-                    }
+                    lone(c, path, Kind::Unexpected, va, "not in the golden output".into(), out);
                     path.pop();
                 }
             }
@@ -350,6 +339,20 @@ fn walk(c: &Compiled, e: &Value, a: &Value, path: &mut Vec<String>, out: &mut Ve
 /// longer arrays are compared position by position.
 const ALIGN_LIMIT: usize = 250_000;
 
+/// A field or item on one side only, at `path` (unless ignored there):
+/// `Missing` carries the golden value as expected, `Unexpected` the output's
+/// as actual.
+fn lone(c: &Compiled, path: &[String], kind: Kind, value: &Value, message: String, out: &mut Vec<Failure>) {
+    if c.mode(path) == Mode::Ignore {
+        return;
+    }
+    let (expected, actual) = match kind {
+        Kind::Missing => (Some(value.clone()), None),
+        _ => (None, Some(value.clone())),
+    };
+    out.push(Failure { path: pointer(path), kind, expected, actual, message });
+}
+
 fn arrays(c: &Compiled, x: &[Value], y: &[Value], path: &mut Vec<String>, out: &mut Vec<Failure>) {
     if x.len() == y.len() {
         for (i, (ve, va)) in x.iter().zip(y).enumerate() {
@@ -386,28 +389,13 @@ fn arrays(c: &Compiled, x: &[Value], y: &[Value], path: &mut Vec<String>, out: &
         }
         for (k, ve) in x.iter().enumerate().take(pi).skip(i + n) {
             path.push(k.to_string());
-            if c.mode(path) != Mode::Ignore {
-                out.push(Failure {
-                    path: pointer(path),
-                    kind: Kind::Missing,
-                    expected: Some(ve.clone()),
-                    actual: None,
-                    message: format!("item {k} of the golden output is missing: {}", short(ve, 80)),
-                });
-            }
+            let message = format!("item {k} of the golden output is missing: {}", short(ve, 80));
+            lone(c, path, Kind::Missing, ve, message, out);
             path.pop();
         }
         for (k, va) in y.iter().enumerate().take(pj).skip(j + n) {
             path.push(k.to_string());
-            if c.mode(path) != Mode::Ignore {
-                out.push(Failure {
-                    path: pointer(path),
-                    kind: Kind::Unexpected,
-                    expected: None,
-                    actual: Some(va.clone()),
-                    message: format!("item {k} was added: {}", short(va, 80)),
-                });
-            }
+            lone(c, path, Kind::Unexpected, va, format!("item {k} was added: {}", short(va, 80)), out);
             path.pop();
         }
         if pi == x.len() {
