@@ -23,7 +23,7 @@ use std::io::{BufRead, BufReader, Cursor, Read};
 use std::sync::Mutex;
 
 use envelope::locate::{SourceMap, Step};
-use envelope::recorded::{self, otlp, At, Call, Note, Reader};
+use envelope::recorded::{self, otlp, At, Call, Folding, Note, Reader};
 use serde_json::Value;
 
 /// `--window`'s default.
@@ -249,12 +249,29 @@ pub fn read(inputs: Vec<Input>, window: u64, mut each: impl FnMut(Item) -> Flow)
     let mut reader = if inputs.len() > 1 { Reader::new() } else { Reader::windowed(window) };
     let mut summary = Summary::default();
     let mut flow = Flow::Go;
-    let mut give = |item: Item, summary: &mut Summary| -> Flow {
+    // One request recorded by two instrumentations is one call: the calls
+    // of the last `window` lines' worth are held to fold them (a line's
+    // call is given as soon as the line completes it, D151).
+    let mut folding = Folding::new(window);
+    let mut pass = |item: Item, summary: &mut Summary| -> Flow {
         match &item {
             Item::Call(_) => summary.calls += 1,
             Item::Error(_) => summary.errors += 1,
         }
         each(item)
+    };
+    let mut give = |item: Item, summary: &mut Summary, folding: &mut Folding| -> Flow {
+        match item {
+            Item::Call(c) => {
+                for c in folding.push(*c) {
+                    if pass(Item::Call(Box::new(c)), summary) == Flow::Stop {
+                        return Flow::Stop;
+                    }
+                }
+                Flow::Go
+            }
+            error => pass(error, summary),
+        }
     };
     'files: for input in inputs {
         let name = input.name;
@@ -273,6 +290,7 @@ pub fn read(inputs: Vec<Input>, window: u64, mut each: impl FnMut(Item) -> Flow)
                             flow = give(
                                 Item::Error(recorded::Error::new(at, "", format!("cannot read: {e}"))),
                                 &mut summary,
+                                &mut folding,
                             );
                             break;
                         }
@@ -301,7 +319,7 @@ pub fn read(inputs: Vec<Input>, window: u64, mut each: impl FnMut(Item) -> Flow)
                         Err(errors) => errors.into_iter().map(Item::Error).collect(),
                     };
                     for item in items {
-                        flow = give(item, &mut summary);
+                        flow = give(item, &mut summary, &mut folding);
                         if flow == Flow::Stop {
                             break 'files;
                         }
@@ -319,7 +337,7 @@ pub fn read(inputs: Vec<Input>, window: u64, mut each: impl FnMut(Item) -> Flow)
                             format!("line {l} column {c}"),
                             format!("the file is not valid UTF-8 (invalid byte at offset {})", e.valid_up_to()),
                         );
-                        flow = give(Item::Error(err), &mut summary);
+                        flow = give(Item::Error(err), &mut summary, &mut folding);
                         if flow == Flow::Stop {
                             break 'files;
                         }
@@ -342,7 +360,7 @@ pub fn read(inputs: Vec<Input>, window: u64, mut each: impl FnMut(Item) -> Flow)
                     Err(errors) => errors.into_iter().map(Item::Error).collect(),
                 };
                 for item in items {
-                    flow = give(item, &mut summary);
+                    flow = give(item, &mut summary, &mut folding);
                     if flow == Flow::Stop {
                         break 'files;
                     }
@@ -353,7 +371,15 @@ pub fn read(inputs: Vec<Input>, window: u64, mut each: impl FnMut(Item) -> Flow)
     let finished = reader.finish();
     if flow == Flow::Go {
         for c in finished.calls {
-            if give(Item::Call(Box::new(c)), &mut summary) == Flow::Stop {
+            flow = give(Item::Call(Box::new(c)), &mut summary, &mut folding);
+            if flow == Flow::Stop {
+                break;
+            }
+        }
+    }
+    if flow == Flow::Go {
+        for c in folding.finish() {
+            if pass(Item::Call(Box::new(c)), &mut summary) == Flow::Stop {
                 break;
             }
         }

@@ -111,27 +111,10 @@ fn count(item: &Item) -> u64 {
     }
 }
 
-/// The first token at which `b`'s prompt differs from `a`'s, from their
-/// counted [`items`].
-pub(crate) fn break_point(a: &Envelope, ia: &[Placed], b: &Envelope, ib: &[Placed]) -> CacheBreak {
-    let total: u64 = ib.iter().map(|p| p.tokens).sum();
-    let previous_total: u64 = ia.iter().map(|p| p.tokens).sum();
-    let model =
-        |e: &Envelope| e.model.clone().filter(|m| !m.is_empty()).unwrap_or_else(|| crate::export::DEFAULT_MODEL.into());
-    let mut out = CacheBreak {
-        reusable: 0,
-        total,
-        previous_total,
-        model_changed: model(a) != model(b),
-        identical: false,
-        in_tools: false,
-        message: None,
-        message_id: None,
-        segment: None,
-    };
-    if out.model_changed {
-        return out;
-    }
+/// The tokens `b`'s items share with `a`'s from the start, and where in
+/// `b` they first differ (item index, byte offset in it): `None` when every
+/// item of `b` is `a`'s (`b` is `a`, or a prefix of it).
+fn common_prefix(ia: &[Placed], ib: &[Placed]) -> (u64, Option<(usize, usize)>) {
     let mut reusable = 0;
     let mut at: Option<(usize, usize)> = None; // (item index in b, byte offset in it)
     for (k, (x, y)) in ia.iter().zip(ib).enumerate() {
@@ -153,6 +136,63 @@ pub(crate) fn break_point(a: &Envelope, ia: &[Placed], b: &Envelope, ib: &[Place
     if at.is_none() && ib.len() > ia.len() {
         at = Some((ia.len(), 0));
     }
+    (reusable, at)
+}
+
+/// A prompt as a prefix cache sees it (DECISIONS.md D45): the strings the export
+/// sends, in order, each counted once, and the model. For comparing many
+/// requests one after another (the Calls view: how much of each call's
+/// prompt the previous call's cache could serve) without a whole
+/// comparison each time.
+#[derive(Clone, Debug)]
+pub struct Prompt {
+    model: String,
+    items: Vec<Placed>,
+}
+
+impl Prompt {
+    pub fn of(env: &Envelope) -> Prompt {
+        let model = env.model.clone().filter(|m| !m.is_empty()).unwrap_or_else(|| crate::export::DEFAULT_MODEL.into());
+        Prompt { model, items: items(env, &crate::export::contributions(env)) }
+    }
+
+    /// Its tokens (o200k_base; images at their estimate): the Budget tab's total.
+    pub fn tokens(&self) -> u64 {
+        self.items.iter().map(|p| p.tokens).sum()
+    }
+
+    /// How many of its first tokens a prefix cache holding `previous` could
+    /// serve: the tokens up to the first that differs; 0 for another model.
+    pub fn reusable_from(&self, previous: &Prompt) -> u64 {
+        if previous.model != self.model {
+            return 0;
+        }
+        common_prefix(&previous.items, &self.items).0
+    }
+}
+
+/// The first token at which `b`'s prompt differs from `a`'s, from their
+/// counted [`items`].
+pub(crate) fn break_point(a: &Envelope, ia: &[Placed], b: &Envelope, ib: &[Placed]) -> CacheBreak {
+    let total: u64 = ib.iter().map(|p| p.tokens).sum();
+    let previous_total: u64 = ia.iter().map(|p| p.tokens).sum();
+    let model =
+        |e: &Envelope| e.model.clone().filter(|m| !m.is_empty()).unwrap_or_else(|| crate::export::DEFAULT_MODEL.into());
+    let mut out = CacheBreak {
+        reusable: 0,
+        total,
+        previous_total,
+        model_changed: model(a) != model(b),
+        identical: false,
+        in_tools: false,
+        message: None,
+        message_id: None,
+        segment: None,
+    };
+    if out.model_changed {
+        return out;
+    }
+    let (reusable, at) = common_prefix(ia, ib);
     out.reusable = reusable;
     match at {
         None => out.identical = ia.len() == ib.len(),

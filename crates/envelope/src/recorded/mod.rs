@@ -123,7 +123,12 @@
 pub mod batch;
 pub(crate) mod build;
 pub mod dialect;
+mod folding;
 pub mod otlp;
+#[cfg(feature = "diff")]
+pub mod reuse;
+
+pub use folding::Folding;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -1118,6 +1123,101 @@ mod tests {
         let calls = fold(vec![parent, child, second, second_sdk]);
         assert_eq!(spans_of(&calls), ["a", "d"]);
         assert!(calls.iter().all(|c| c.notices.len() == 1));
+    }
+
+    /// Runs calls through a [`Folding`] of `cap`, as the CLI does.
+    fn streamed(calls: Vec<Call>, cap: u64) -> Vec<Call> {
+        let mut f = Folding::new(cap);
+        let mut out: Vec<Call> = calls.into_iter().flat_map(|c| f.push(c)).collect();
+        out.extend(f.finish());
+        out
+    }
+
+    #[test]
+    fn a_stream_folds_what_it_holds_as_fold_does() {
+        const SDK: &str = "com.anthropic.sdk.python 2.16.0";
+        const OI: &str = "openinference.instrumentation.anthropic 3.1.0";
+        let parent = span_call("a", Some("root"), OI, (10, 100), 2);
+        let mut child = span_call("b", Some("a"), SDK, (20, 90), 0);
+        child.usage.input_tokens = Some(40);
+        let second = span_call("d", Some("root"), OI, (200, 300), 1);
+        let second_sdk = span_call("e", Some("d"), SDK, (210, 290), 0);
+        let all = vec![child.clone(), parent.clone(), second.clone(), second_sdk.clone()];
+        // Held long enough: the same calls as folding the whole.
+        for cap in [2, 3, 100] {
+            assert_eq!(streamed(all.clone(), cap), fold(all.clone()), "cap {cap}");
+        }
+        let one = streamed(all.clone(), 2);
+        assert_eq!(spans_of(&one), ["a", "d"]);
+        assert_eq!(one[0].usage.input_tokens, Some(40));
+        // Twins further apart than it holds stay two calls.
+        let other = span_call("x", Some("root"), OI, (150, 160), 1);
+        let apart = vec![parent.clone(), other.clone(), second.clone(), child.clone()];
+        assert_eq!(streamed(apart.clone(), 2).len(), 4);
+        assert_eq!(streamed(apart, 3).len(), 3);
+        // Calls that cannot fold (no trace, no scope) go through in order.
+        let mut plain = span_call("p", None, OI, (1, 2), 1);
+        plain.at.trace_id = None;
+        let mut unscoped = span_call("q", None, SDK, (3, 4), 1);
+        unscoped.scope = None;
+        let out = streamed(vec![plain, unscoped, parent.clone(), child.clone()], 1);
+        assert_eq!(spans_of(&out), ["p", "q", "a"]);
+        let out = streamed(vec![parent, span_call("y", None, OI, (1, 2), 1), child], 1);
+        assert_eq!(spans_of(&out), ["a", "y", "b"]);
+        assert!(streamed(vec![], 4).is_empty());
+    }
+
+    #[cfg(feature = "diff")]
+    #[test]
+    fn each_call_is_counted_and_compared_with_the_previous_of_its_trace() {
+        use reuse::{Cost, Reuse};
+        let with = |span: &str, trace: Option<&str>, texts: &[&str], times: (u64, u64)| {
+            let messages: Vec<Value> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let role = if i % 2 == 0 { "user" } else { "assistant" };
+                    serde_json::json!({"id": format!("m{i}"), "role": role, "timestamp": 0,
+                        "segments": [{"kind": "text", "content": t}]})
+                })
+                .collect();
+            let doc = serde_json::json!({"version": "1.0", "model": "gpt-4o", "messages": messages}).to_string();
+            let mut c = span_call(span, Some("root"), "openinference 1", times, 0);
+            c.content = Content::Captured(Box::new(crate::parse::parse(&doc).unwrap().envelope));
+            c.at.trace_id = trace.map(str::to_string);
+            c
+        };
+        let tokens = |t: &str| crate::tokens::count(t) as u64;
+        let q1 = "What is the capital of France? Answer in one word.";
+        let a1 = "Paris.";
+        let q2 = "And of Italy?";
+        let mut r = Reuse::new();
+        let first = r.add(&with("a", Some("t1"), &[q1], (0, 10))).unwrap();
+        assert_eq!(first, Cost { tokens: tokens(q1), reusable: None });
+        // The next turn of the conversation: its first message is served.
+        let next = r.add(&with("b", Some("t1"), &[q1, a1, q2], (20, 30))).unwrap();
+        assert_eq!(next.tokens, tokens(q1) + tokens(a1) + tokens(q2));
+        assert_eq!(next.reusable, Some(tokens(q1)));
+        // Another trace starts over; a call without a trace compares within its file.
+        assert_eq!(r.add(&with("c", Some("t2"), &[q1], (0, 10))).unwrap().reusable, None);
+        assert_eq!(r.add(&with("d", None, &[q1], (0, 10))).unwrap().reusable, None);
+        assert_eq!(r.add(&with("e", None, &[q1, a1, q2], (0, 10))).unwrap().reusable, Some(tokens(q1)));
+        // Another model shares nothing.
+        let mut other = with("f", Some("t1"), &[q1, a1, q2, a1], (40, 50));
+        if let Content::Captured(e) = &mut other.content {
+            e.model = Some("gpt-4.1".into());
+        }
+        assert_eq!(r.add(&other).unwrap().reusable, Some(0));
+        // The same request recorded by a second instrumentation is not its
+        // own previous call: it gets its twin's figure.
+        let mut r = Reuse::new();
+        r.add(&with("a", Some("t1"), &[q1], (0, 10)));
+        let kept = r.add(&with("b", Some("t1"), &[q1, a1, q2], (20, 30))).unwrap();
+        let mut twin = with("b2", Some("t1"), &[q1, a1, q2], (21, 29));
+        twin.scope = Some("com.anthropic.sdk.python 2".into());
+        assert_eq!(r.add(&twin).unwrap(), kept);
+        // Not captured: no figure.
+        assert_eq!(r.add(&span_call("z", None, "x", (0, 1), 0)), None);
     }
 
     #[test]
