@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, once; later runs skip what is
 # already at the pinned version. Everything comes from the package registries
-# (crates.io, npm); nothing is fetched by Trunk itself.
+# (crates.io, npm, PyPI); nothing is fetched by Trunk itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +25,11 @@ fi
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   say "Node.js and npm are needed (for wasm-opt and the browser tests): apt-get install nodejs npm"
+  exit 1
+fi
+
+if ! command -v python3 >/dev/null || ! python3 -m pip --version >/dev/null 2>&1; then
+  say "Python 3 with pip is needed (for the Gemini and Bedrock exports' type check against google-genai and botocore): apt-get install python3 python3-pip"
   exit 1
 fi
 
@@ -72,6 +77,19 @@ if [ ! -x .tools/node_modules/.bin/wasm-opt ] \
    || ! cmp -s .tools/package-lock.json .tools/node_modules/.pep-installed-lock.json; then
   say "installing npm packages into .tools/"
   run_bg npm sh -c 'cd .tools && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.pep-installed-lock.json'
+fi
+
+# Python packages (botocore and google-genai: the Gemini and Bedrock Converse
+# exports are checked against their request types in
+# crates/envelope/tests/provider_types_gemini_bedrock.rs, D172) live in
+# .tools/python/, pinned exactly by .tools/requirements.txt (the two SDKs and
+# every package pip resolved for them). The tests only read them, with
+# PYTHONPATH=.tools/python; they never install. pip runs again whenever
+# requirements.txt changed since the last install (a copy of it is kept in
+# .tools/python/ as the stamp); a changed list starts from an empty directory.
+if ! cmp -s .tools/requirements.txt .tools/python/.pep-installed-requirements.txt; then
+  say "installing Python packages into .tools/python/"
+  run_bg python sh -c 'rm -rf .tools/python && python3 -m pip install --target .tools/python --no-compile --disable-pip-version-check -q -r .tools/requirements.txt && cp .tools/requirements.txt .tools/python/.pep-installed-requirements.txt'
 fi
 
 failed=0

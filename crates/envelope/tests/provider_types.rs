@@ -9,49 +9,21 @@
 //! required one, or a wrong literal (`"type": "tool_results"`) fails.
 //!
 //! The exports checked: the demos, the request corpus (imported), and 150
-//! generated envelopes.
+//! generated envelopes. The Gemini and Bedrock exports: provider_types_gemini_bedrock.rs.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use async_openai::types::chat::CreateChatCompletionRequest;
 use async_openai::types::responses::CreateResponse;
-use envelope::export::params::Provider;
 use envelope::export::{render, Target};
-use envelope::{parse, Envelope};
-use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::TestRunner;
 use serde_json::Value;
 
 mod common;
-use common::*;
-
-/// The envelopes whose exports are checked.
-fn envelopes() -> Vec<(String, Envelope)> {
-    let mut out: Vec<(String, Envelope)> = DEMOS.iter().map(|d| (format!("demo {d}"), demo(d).envelope)).collect();
-    let dir = root().join("crates/envelope/tests/fixtures/requests");
-    for sub in ["openai", "responses", "anthropic"] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(sub)).unwrap().map(|e| e.unwrap().path()).collect();
-        files.sort();
-        for f in files {
-            let text = std::fs::read_to_string(&f).unwrap();
-            let imported = envelope::import::import(&text).unwrap_or_else(|e| panic!("{}: {e:#?}", f.display()));
-            out.push((f.display().to_string(), imported.envelope));
-        }
-    }
-    let mut runner = TestRunner::deterministic();
-    for i in 0..150 {
-        let doc = arb_envelope().new_tree(&mut runner).unwrap().current();
-        let mut e = parse(&doc.to_string()).unwrap().envelope;
-        // Settings no provider defines pass through as written (with a
-        // notice); the typed requests rightly do not know them.
-        if let Some(p) = &mut e.params {
-            p.retain(|k, _| Provider::ALL.iter().any(|pr| pr.known().contains(&k.as_str())));
-        }
-        out.push((format!("generated {i}"), e));
-    }
-    out
-}
+use common::root;
+#[path = "sdk_types/envelopes.rs"]
+mod envelopes;
+use envelopes::envelopes;
 
 /// Chat: async-openai omits a message's `null` fields (an assistant's
 /// `"content": null`, `"refusal": null`), which OpenAI reads as absent.
