@@ -377,6 +377,8 @@ pub enum Col {
     Model,
     Messages,
     Input,
+    /// Input tokens as we count them.
+    Counted,
     Duration,
     Findings,
     Text,
@@ -399,6 +401,7 @@ fn has_key(r: &Row, col: Col) -> bool {
         Col::Provider => r.provider.is_some(),
         Col::Model => r.model.is_some(),
         Col::Input => r.input_tokens.is_some(),
+        Col::Counted => r.counted.is_some(),
         Col::Duration => r.duration_ns.is_some(),
         Col::Text => r.last_user.is_some(),
         Col::Number | Col::Messages | Col::Findings => true,
@@ -414,6 +417,7 @@ fn cmp_by(col: Col, a: &Row, b: &Row) -> Ordering {
         Col::Model => cmp_opt(a.model.as_deref(), b.model.as_deref()),
         Col::Messages => a.messages.cmp(&b.messages),
         Col::Input => cmp_opt(a.input_tokens, b.input_tokens),
+        Col::Counted => cmp_opt(a.counted, b.counted),
         Col::Duration => cmp_opt(a.duration_ns, b.duration_ns),
         Col::Findings => {
             (u64::from(a.notices) + u64::from(a.errors)).cmp(&(u64::from(b.notices) + u64::from(b.errors)))
@@ -499,6 +503,7 @@ fn number_key(col: Col) -> Option<fn(&Row) -> Option<u64>> {
         Col::Start => |r| r.start_ns,
         Col::Messages => |r| Some(u64::from(r.messages)),
         Col::Input => |r| r.input_tokens,
+        Col::Counted => |r| r.counted,
         Col::Duration => |r| r.duration_ns,
         Col::Findings => |r| Some(u64::from(r.notices) + u64::from(r.errors)),
         Col::Trace | Col::Provider | Col::Model | Col::Text => return None,
@@ -588,9 +593,17 @@ pub fn duration(ns: u64) -> String {
     }
 }
 
+/// `part` of `whole` as a whole percentage, rounded down (so that
+/// "100%" means all of it); integers only.
+pub fn percent(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "0%".into();
+    }
+    format!("{}%", u128::from(part.min(whole)) * 100 / u128::from(whole))
+}
+
 /// One bar of the tokens chart: calls `from..to` (positions in start
-/// order), their mean input tokens as recorded, and how many of them
-/// state any.
+/// order), their mean input tokens, and how many of them state any.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bar {
     pub from: usize,
@@ -599,14 +612,41 @@ pub struct Bar {
     pub stated: usize,
 }
 
+/// Which input tokens the chart draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tokens {
+    /// As the recording states them.
+    Recorded,
+    /// As we count them (when the recording states none: batch files, bodies).
+    Counted,
+}
+
+impl Tokens {
+    /// The recorded ones when any row states them, else ours.
+    pub fn of(rows: &[Row]) -> Tokens {
+        if rows.iter().any(|r| r.input_tokens.is_some()) {
+            Tokens::Recorded
+        } else {
+            Tokens::Counted
+        }
+    }
+
+    fn get(self, r: &Row) -> Option<u64> {
+        match self {
+            Tokens::Recorded => r.input_tokens,
+            Tokens::Counted => r.counted,
+        }
+    }
+}
+
 /// Input tokens per call in start order, as at most `max` bars (each the
 /// mean of a run of consecutive calls when there are more calls than bars).
 pub fn bars(rows: &[Row], max: usize) -> Vec<Bar> {
-    bars_of(rows, &order(rows, &Table::default()), max)
+    bars_of(rows, &order(rows, &Table::default()), max, Tokens::of(rows))
 }
 
 /// [`bars`], given the rows' start order (`by_start`: the table's default order).
-pub fn bars_of(rows: &[Row], by_start: &[u32], max: usize) -> Vec<Bar> {
+pub fn bars_of(rows: &[Row], by_start: &[u32], max: usize, which: Tokens) -> Vec<Bar> {
     let n = by_start.len();
     if n == 0 || max == 0 {
         return vec![];
@@ -615,7 +655,7 @@ pub fn bars_of(rows: &[Row], by_start: &[u32], max: usize) -> Vec<Bar> {
     (0..count)
         .map(|b| {
             let (from, to) = (b * n / count, (b + 1) * n / count);
-            let stated: Vec<u64> = by_start[from..to].iter().filter_map(|&i| rows[i as usize].input_tokens).collect();
+            let stated: Vec<u64> = by_start[from..to].iter().filter_map(|&i| which.get(&rows[i as usize])).collect();
             let mean = if stated.is_empty() { 0 } else { stated.iter().sum::<u64>() / stated.len() as u64 };
             Bar { from, to, mean, stated: stated.len() }
         })
@@ -625,6 +665,16 @@ pub fn bars_of(rows: &[Row], by_start: &[u32], max: usize) -> Vec<Bar> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percentages_are_rounded_down() {
+        assert_eq!(percent(1, 3), "33%");
+        assert_eq!(percent(999, 1000), "99%");
+        assert_eq!(percent(5, 5), "100%");
+        assert_eq!(percent(0, 0), "0%");
+        assert_eq!(percent(7, 5), "100%");
+        assert_eq!(percent(u64::MAX, u64::MAX), "100%");
+    }
     use crate::worker::recorded::Row;
     use envelope::engine::recorded::At;
 
@@ -767,6 +817,15 @@ mod tests {
         let b = bars(&r, 2);
         assert_eq!(b.iter().map(|b| (b.from, b.to, b.mean)).collect::<Vec<_>>(), [(0, 2, 250), (2, 4, 100)]);
         assert!(bars(&[], 10).is_empty());
+        // Without recorded tokens, the chart draws ours.
+        let mut counted = rows();
+        for r in &mut counted {
+            r.counted = r.input_tokens.map(|t| t + 1);
+            r.input_tokens = None;
+        }
+        assert_eq!(Tokens::of(&counted), Tokens::Counted);
+        assert_eq!(bars(&counted, 10).iter().map(|b| b.mean).collect::<Vec<_>>(), [301, 201, 101, 0]);
+        assert_eq!(Tokens::of(&rows()), Tokens::Recorded);
         let many: Vec<Row> = (0..1000).map(|i| row(i, Some(i as u64), None, "m", Some(i as u64))).collect();
         let b = bars(&many, 48);
         assert_eq!(b.len(), 48);

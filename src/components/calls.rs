@@ -143,8 +143,19 @@ fn Summary(rec: Recording) -> impl IntoView {
                                 <li class="warn-text">{format!("{} without (content not captured)", thousands((f.calls - f.captured) as u64))}</li>
                             })}
                             {(f.stated > 0).then(|| view! {
-                                <li>{format!("input tokens as recorded: {} in all{}", thousands(f.tokens),
+                                <li data-testid="calls-recorded">{format!("input tokens as recorded: {} in all{}", thousands(f.tokens),
                                     f.median.map(|m| format!(", {} per call (median)", thousands(m))).unwrap_or_default())}</li>
+                            })}
+                            {(f.counted_calls > 0).then(|| view! {
+                                <li data-testid="calls-counted">{format!("as we count them: {} in all{}", thousands(f.counted),
+                                    f.counted_median.map(|m| format!(", {} per call (median)", thousands(m))).unwrap_or_default())}</li>
+                            })}
+                            {(f.followers > 0).then(|| view! {
+                                <li data-testid="calls-reuse" title="Each call's prompt against the previous call of its trace (or, without a trace, of its file): the tokens up to the first that differs, which a provider's prefix cache holding that call could serve (o200k_base; not rounded to a provider's cache blocks)">
+                                    {format!("the previous call's cache could serve {} of the {} tokens of the {} that follow another ({})",
+                                        thousands(f.reusable), thousands(f.follower_tokens), count(f.followers, "call"),
+                                        calls::percent(f.reusable, f.follower_tokens))}
+                                </li>
                             })}
                             <li>{count(f.findings, "finding")}</li>
                         </ul>
@@ -204,6 +215,15 @@ struct Figures {
     tokens: u64,
     /// Once the file is read (a sort of every row's count).
     median: Option<u64>,
+    /// Our count: calls counted (captured), their sum and median.
+    counted_calls: usize,
+    counted: u64,
+    counted_median: Option<u64>,
+    /// Calls that follow another of their trace (or file), their tokens,
+    /// and how many of those the previous call's prefix cache could serve.
+    followers: usize,
+    follower_tokens: u64,
+    reusable: u64,
     findings: usize,
 }
 
@@ -219,6 +239,20 @@ impl Figures {
                 f.stated += 1;
                 f.tokens += t;
             }
+            if let Some(c) = r.counted {
+                f.counted_calls += 1;
+                f.counted += c;
+                if let Some(u) = r.reusable {
+                    f.followers += 1;
+                    f.follower_tokens += c;
+                    f.reusable += u.min(c);
+                }
+            }
+        }
+        if whole && f.counted_calls > 0 {
+            let mut counted: Vec<u64> = rows.iter().filter(|r| !r.folded).filter_map(|r| r.counted).collect();
+            counted.sort_unstable();
+            f.counted_median = counted.get(counted.len() / 2).copied();
         }
         if whole && f.stated > 0 {
             let mut tokens: Vec<u64> = rows.iter().filter(|r| !r.folded).filter_map(|r| r.input_tokens).collect();
@@ -238,19 +272,27 @@ fn Chart(rec: Recording) -> impl IntoView {
         let n = rec.shown.get();
         // Until the table's start order is up to date: nothing yet.
         let by_start = calls::start_order(rec, n)?;
-        Some(rec.rows.with_value(|r| calls::bars_of(&r[..n.min(r.len())], &by_start, BARS)))
+        Some(rec.rows.with_value(|r| {
+            let r = &r[..n.min(r.len())];
+            let which = calls::Tokens::of(r);
+            (which, calls::bars_of(r, &by_start, BARS, which))
+        }))
     });
     move || {
-        let Some(bars) = bars.get() else { return ().into_any() };
+        let Some((which, bars)) = bars.get() else { return ().into_any() };
         let max = bars.iter().map(|b| b.mean).max().unwrap_or(0);
         if max == 0 {
-            return view! { <p class="muted calls-chart-none">"No input tokens are recorded for these calls."</p> }
+            return view! { <p class="muted calls-chart-none">"No input tokens are recorded for these calls, and none has its messages to count."</p> }
                 .into_any();
         }
+        let how = match which {
+            calls::Tokens::Recorded => "as recorded",
+            calls::Tokens::Counted => "as we count them",
+        };
         let (w, h) = (600.0, 72.0);
         let step = w / bars.len() as f64;
         let label = format!(
-            "Input tokens per call as recorded, in start order: {} bars, the highest {} tokens",
+            "Input tokens per call {how}, in start order: {} bars, the highest {} tokens",
             bars.len(),
             thousands(max)
         );
@@ -265,7 +307,7 @@ fn Chart(rec: Recording) -> impl IntoView {
                     format!("Calls {}–{} in start order", thousands(b.from as u64 + 1), thousands(b.to as u64))
                 };
                 let tip = if b.stated == 0 {
-                    format!("{calls_of}: no input tokens recorded")
+                    format!("{calls_of}: no input tokens {how}")
                 } else {
                     format!(
                         "{calls_of}: {} input tokens{}",
@@ -284,7 +326,7 @@ fn Chart(rec: Recording) -> impl IntoView {
                 <svg viewBox=format!("0 0 {} {}", dec(w), dec(h)) role="img" aria-label=label.clone() preserveAspectRatio="none">
                     {rects}
                 </svg>
-                <figcaption class="muted">{format!("Input tokens per call (as recorded), in start order · highest {}", thousands(max))}</figcaption>
+                <figcaption class="muted">{format!("Input tokens per call ({how}), in start order · highest {}", thousands(max))}</figcaption>
             </figure>
         }
         .into_any()
@@ -355,6 +397,7 @@ const HEADS: &[Head] = &[
     Head { col: Col::Model, name: "Model", desc_first: false, class: "c-model" },
     Head { col: Col::Messages, name: "Messages", desc_first: true, class: "c-n c-msgs" },
     Head { col: Col::Input, name: "Input tokens", desc_first: true, class: "c-n c-input" },
+    Head { col: Col::Counted, name: "Counted", desc_first: true, class: "c-n c-counted" },
     Head { col: Col::Duration, name: "Duration", desc_first: true, class: "c-n c-dur" },
     Head { col: Col::Findings, name: "Findings", desc_first: true, class: "c-n c-find" },
     Head { col: Col::Text, name: "Last user text", desc_first: false, class: "c-text" },
@@ -406,7 +449,13 @@ fn Rows(rec: Recording, order: RwSignal<calls::Order>) -> impl IntoView {
     let rows_shown = move || {
         let (a, b) = range.get();
         let o = order.get().0;
-        (a..b).map(|p| (p, o[p])).collect::<Vec<_>>()
+        // A row changed in place once the whole file is read (a request
+        // recorded twice: the call kept has its notice more) is a new item.
+        rec.rows.with_value(|r| {
+            (a..b)
+                .map(|p| (p, o[p], r.get(o[p] as usize).map_or(0, |r| u64::from(r.notices) + u64::from(r.errors))))
+                .collect::<Vec<_>>()
+        })
     };
     // The focusable row: the one focused last when it is rendered, else the first rendered.
     let tab_pos = Memo::new(move |_| {
@@ -514,9 +563,9 @@ fn Rows(rec: Recording, order: RwSignal<calls::Order>) -> impl IntoView {
                 <thead><tr aria-rowindex="1">{heads}</tr></thead>
                 <tbody on:keydown=on_key>
                     <tr class="spacer" aria-hidden="true" style:height=move || format!("{}px", pads().0)></tr>
-                    <For each=rows_shown key=|(p, i)| (*p, *i) let:item>
+                    <For each=rows_shown key=|item| *item let:item>
                         {
-                            let (p, i) = item;
+                            let (p, i, _) = item;
                             let row = rec.rows.with_value(|r| r.get(i as usize).cloned()).unwrap_or_default();
                             let navigate = navigate.clone();
                             view! { <CallRow row pos=p tab=Signal::derive(move || tab_pos.get() == p)
@@ -557,6 +606,16 @@ fn CallRow(
         (Some(t), true, _) => view! { <span title=t.clone()>{t.clone()}</span> }.into_any(),
         (None, true, _) => view! { <span class="muted">"(no user text)"</span> }.into_any(),
     };
+    let counted_tip = match (row.counted, row.reusable) {
+        (Some(c), Some(r)) => format!(
+            "{} input tokens as counted (o200k_base); the previous call of its {} sent the first {} too",
+            thousands(c),
+            if row.at.trace_id.is_some() { "trace" } else { "file" },
+            thousands(r.min(c))
+        ),
+        (Some(c), None) => format!("{} input tokens as counted (o200k_base)", thousands(c)),
+        (None, _) => "Not counted: the recording does not hold the messages".to_string(),
+    };
     let label = format!(
         "Call {n}{}{}",
         row.model.as_deref().map(|m| format!(", {m}")).unwrap_or_default(),
@@ -580,6 +639,7 @@ fn CallRow(
             <td class="c-model" title=row.model.clone().unwrap_or_default()>{row.model.clone().unwrap_or_else(|| "—".into())}</td>
             <td class="c-n c-msgs">{row.messages}</td>
             <td class="c-n c-input">{row.input_tokens.map_or_else(|| "—".to_string(), thousands)}</td>
+            <td class="c-n c-counted" title=counted_tip>{row.counted.map_or_else(|| "—".to_string(), thousands)}</td>
             <td class="c-n c-dur">{row.duration_ns.map_or_else(|| "—".to_string(), calls::duration)}</td>
             <td class="c-n c-find" class:bad={row.errors > 0}
                 title=format!("{} · {}", count(row.notices as usize, "notice"), count(row.errors as usize, "error"))>{findings}</td>
@@ -789,6 +849,12 @@ fn call_facts(c: &engine::Call) -> impl IntoView {
     facts.extend(r.duration_ns.map(calls::duration));
     if let Some(t) = c.usage.input_tokens {
         facts.push(format!("{} input tokens", thousands(t)));
+    }
+    if let Some(t) = r.counted {
+        facts.push(format!("{} counted", thousands(t)));
+    }
+    if let Some(t) = r.reusable {
+        facts.push(format!("{} sent by the previous call too", thousands(t)));
     }
     if let Some(t) = c.usage.output_tokens {
         facts.push(format!("{} output tokens", thousands(t)));

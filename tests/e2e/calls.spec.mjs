@@ -87,7 +87,17 @@ test('calls: a trace and its logs opened together list every call the SDK sent â
   // Messages as sent; input tokens as the instrumentation recorded them.
   assert.deepEqual(rows.map((r) => Number(r.numbers[0])), bySent.map((q) => q.body.messages.length));
   assert.ok(rows.every((r) => /^\d[\d,]*$/.test(r.numbers[1])), 'input tokens recorded for every call');
-  assert.ok(rows.every((r) => / ms$| s$/.test(r.numbers[2])), 'durations');
+  assert.ok(rows.every((r) => /^\d[\d,]*$/.test(r.numbers[2])), 'input tokens counted by us for every call');
+  assert.ok(rows.every((r) => / ms$| s$/.test(r.numbers[3])), 'durations');
+  // The summary: our count is the column's sum; the calls that follow
+  // another of their trace (the tool-call turns send their start again),
+  // and how much of their prompt the previous call's cache could serve
+  // (the figures crates/token-worker/tests/recorded.rs computes).
+  const num = (t) => Number(t.replace(/,/g, ''));
+  const counted = rows.reduce((a, r) => a + num(r.numbers[2]), 0);
+  assert.match(await page.getByTestId('calls-counted').textContent(), new RegExp(`^as we count them: ${counted.toLocaleString('en-US')} in all, [\\d,]+ per call \\(median\\)$`));
+  assert.equal(await page.getByTestId('calls-reuse').textContent(),
+    "the previous call's cache could serve 186 of the 430 tokens of the 4 calls that follow another (43%)");
   // The chart: one bar per call (fewer than 60), each titled.
   assert.equal(await page.locator('[data-testid=calls-chart] rect').count(), requests.length);
   assert.ok((await page.locator('[data-testid=calls-chart] svg').getAttribute('aria-label')).startsWith('Input tokens per call'));
@@ -211,14 +221,14 @@ test('calls: one request recorded by two instrumentations (OpenLLMetry and the A
   // The count reaches one per request when the fold's answer arrives; the rows
   // it updated (the kept one's notice) are painted in the frames after it.
   let rows = [];
-  for (let tries = 0; tries < 20; tries++) {
+  for (let tries = 0; tries < 60; tries++) {
     rows = await tableRows(page);
-    if (rows.length === requests.length && rows.every((r) => r.numbers[3] === '1')) break;
+    if (rows.length === requests.length && rows.every((r) => r.numbers[4] === '1')) break;
     await page.waitForTimeout(250);
   }
   assert.equal(rows.length, requests.length, 'one row per request sent');
   assert.deepEqual(new Set(rows.map((r) => r.trace)), new Set(requests.map((q) => q.traceId)));
-  assert.ok(rows.every((r) => r.numbers[3] === '1'), `each with its notice: recorded twice, listed once: ${JSON.stringify(rows.map((r) => r.numbers))}`);
+  assert.ok(rows.every((r) => r.numbers[4] === '1'), `each with its notice: recorded twice, listed once: ${JSON.stringify(rows.map((r) => r.numbers))}`);
   await page.locator('tr[data-pos="0"] a').click();
   const findings = page.getByTestId('call-findings');
   await findings.waitFor({ timeout: 30000 });

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use envelope::engine::recorded::{
     At, Call, Frequent, Progress, ReadError, Reply, Row, Usage, MAX_ERRORS, TOP_FINDINGS,
 };
+use envelope::recorded::reuse::{Cost, Reuse};
 use envelope::recorded::{self, Content};
 
 /// Bytes read from a file at a time.
@@ -52,6 +53,7 @@ impl Source for Text {
 struct Held {
     recording: u64,
     calls: Vec<Option<recorded::Call>>,
+    costs: Vec<Option<Cost>>,
 }
 
 thread_local! {
@@ -62,6 +64,9 @@ thread_local! {
 struct Reading<'a> {
     reader: recorded::Reader,
     calls: Vec<recorded::Call>,
+    /// Each call's own count and what the previous call could serve, by index.
+    costs: Vec<Option<Cost>>,
+    reuse: Reuse,
     pending: Vec<Row>,
     errors: Vec<ReadError>,
     error_count: u64,
@@ -77,8 +82,10 @@ struct Reading<'a> {
 impl Reading<'_> {
     fn calls(&mut self, calls: Vec<recorded::Call>) {
         for c in calls {
-            self.pending.push(Row::of(self.calls.len() as u32, &c.summary()));
+            let cost = self.reuse.add(&c);
+            self.pending.push(row(self.calls.len() as u32, &c, cost));
             self.calls.push(c);
+            self.costs.push(cost);
         }
     }
 
@@ -201,6 +208,11 @@ impl Reading<'_> {
     }
 }
 
+/// A call's row, with our count.
+fn row(index: u32, c: &recorded::Call, cost: Option<Cost>) -> Row {
+    Row { counted: cost.map(|c| c.tokens), reusable: cost.and_then(|c| c.reusable), ..Row::of(index, &c.summary()) }
+}
+
 fn at_file(name: &str, line: Option<u64>) -> At {
     At { file: name.to_string(), line, ..At::default() }
 }
@@ -242,6 +254,8 @@ pub fn read_in(
     let mut r = Reading {
         reader: recorded::Reader::new(),
         calls: Vec::new(),
+        costs: Vec::new(),
+        reuse: Reuse::new(),
         pending: Vec::new(),
         errors: Vec::new(),
         error_count: 0,
@@ -258,7 +272,7 @@ pub fn read_in(
     }
     let finished = std::mem::replace(&mut r.reader, recorded::Reader::new()).finish();
     r.calls(finished.calls);
-    let (calls, updated) = fold_in_place(std::mem::take(&mut r.calls));
+    let (calls, updated) = fold_in_place(std::mem::take(&mut r.calls), &r.costs);
     let frequent = frequent(calls.iter().flatten());
     let mut capture_hints: Vec<(String, String)> = Vec::new();
     for c in calls.iter().flatten() {
@@ -282,7 +296,8 @@ pub fn read_in(
         frequent,
         capture_hints,
     };
-    HELD.with(|h| *h.borrow_mut() = Some(Held { recording, calls }));
+    let costs = std::mem::take(&mut r.costs);
+    HELD.with(|h| *h.borrow_mut() = Some(Held { recording, calls, costs }));
     reply
 }
 
@@ -292,7 +307,7 @@ pub fn read_in(
 /// (the one that went, `folded`; the one kept, with its notice more).
 /// Only traces recorded by two instrumentations can fold; without one the
 /// calls are not touched.
-fn fold_in_place(calls: Vec<recorded::Call>) -> (Vec<Option<recorded::Call>>, Vec<Row>) {
+fn fold_in_place(calls: Vec<recorded::Call>, costs: &[Option<Cost>]) -> (Vec<Option<recorded::Call>>, Vec<Row>) {
     let mut scope_of: HashMap<&str, &str> = HashMap::new();
     let mut twice: std::collections::HashSet<String> = std::collections::HashSet::new();
     for c in &calls {
@@ -309,7 +324,7 @@ fn fold_in_place(calls: Vec<recorded::Call>) -> (Vec<Option<recorded::Call>>, Ve
         .iter()
         .enumerate()
         .filter(|(_, c)| c.at.trace_id.as_ref().is_some_and(|t| twice.contains(t)))
-        .map(|(i, c)| Row::of(i as u32, &c.summary()))
+        .map(|(i, c)| row(i as u32, c, costs.get(i).copied().flatten()))
         .collect();
     let places: Vec<recorded::At> = calls.iter().map(|c| c.at.clone()).collect();
     let mut kept = recorded::fold(calls).into_iter().peekable();
@@ -320,7 +335,9 @@ fn fold_in_place(calls: Vec<recorded::Call>) -> (Vec<Option<recorded::Call>>, Ve
         .into_iter()
         .filter_map(|old| match &slots[old.index as usize] {
             None => Some(Row { folded: true, ..old }),
-            Some(c) if c.notices.len() as u32 != old.notices => Some(Row::of(old.index, &c.summary())),
+            Some(c) if c.notices.len() as u32 != old.notices => {
+                Some(row(old.index, c, costs.get(old.index as usize).copied().flatten()))
+            }
             Some(_) => None,
         })
         .collect();
@@ -375,7 +392,7 @@ pub fn call(recording: u64, index: u32) -> Reply {
                 ),
             };
         };
-        Reply::Call(Box::new(detail(index, c)))
+        Reply::Call(Box::new(detail(index, c, held.costs.get(index as usize).copied().flatten())))
     })
 }
 
@@ -383,7 +400,7 @@ fn pretty<T: serde::Serialize>(t: &T) -> Option<String> {
     serde_json::to_value(t).ok().map(|v| envelope::export::to_pretty(&v))
 }
 
-fn detail(index: u32, c: &recorded::Call) -> Call {
+fn detail(index: u32, c: &recorded::Call, cost: Option<Cost>) -> Call {
     let (envelope, capture_hint) = match &c.content {
         Content::Captured(e) => (pretty(e.as_ref()), None),
         Content::NotCaptured { how, .. } => (None, Some(how.clone())),
@@ -399,7 +416,7 @@ fn detail(index: u32, c: &recorded::Call) -> Call {
         })
     });
     Call {
-        row: Row::of(index, &c.summary()),
+        row: row(index, c, cost),
         end_ns: c.end_ns,
         name: c.name.clone(),
         scope: c.scope.clone(),

@@ -67,9 +67,12 @@ fn core_rows(files: &[(String, String)]) -> Vec<String> {
     rows
 }
 
+/// Sorted rows without what the engine adds to the core's (its index, our count).
 fn sorted(rows: &[Row]) -> Vec<String> {
-    let mut out: Vec<String> =
-        rows.iter().map(|r| serde_json::to_string(&Row { index: 0, ..r.clone() }).unwrap()).collect();
+    let mut out: Vec<String> = rows
+        .iter()
+        .map(|r| serde_json::to_string(&Row { index: 0, counted: None, reusable: None, ..r.clone() }).unwrap())
+        .collect();
     out.sort();
     out
 }
@@ -232,4 +235,42 @@ fn one_request_recorded_by_two_instrumentations_is_listed_once() {
     assert!(c.notices.iter().any(|n| n.message.contains("one request, listed once")), "{:?}", c.notices);
     let Reply::Gone { message } = call(51, folded[0].index) else { panic!() };
     assert!(message.contains("listed once"), "{message}");
+}
+
+#[test]
+fn each_captured_call_is_counted_as_pep_calls_counts_it_and_compared_with_the_previous() {
+    let settings = envelope::lint::Settings::default();
+    let mut served_somewhere = 0;
+    for (k, run) in RUNS.iter().enumerate() {
+        let files: Vec<(String, String)> = run.iter().map(|r| traces(r)).collect();
+        let r = read_files(100 + k as u64, &files, 1 << 20);
+        let rows = all_rows(&r);
+        let mut first_of: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for row in &rows {
+            assert_eq!(row.captured, row.counted.is_some(), "{run:?}: {row:?}");
+            let Reply::Call(c) = call(100 + k as u64, row.index) else { panic!("{run:?}: {row:?}") };
+            assert_eq!(
+                (c.row.counted, c.row.reusable),
+                (row.counted, row.reusable),
+                "{run:?}: the call's row is the table's"
+            );
+            let Some(counted) = row.counted else {
+                assert_eq!(row.reusable, None);
+                continue;
+            };
+            // The Budget tab's total, as `pep calls` counts it (lint's context).
+            let env = envelope::parse::parse(c.envelope.as_deref().unwrap()).unwrap().envelope;
+            assert_eq!(counted, envelope::lint::Ctx::new(&env, &settings).total_tokens(), "{run:?}: {row:?}");
+            // The first call of a trace (or of a file without traces) has no previous call.
+            let key = row.at.trace_id.clone().unwrap_or_else(|| format!("file {}", row.at.file));
+            if first_of.insert(key) {
+                continue;
+            }
+            let reusable = row.reusable.unwrap_or_else(|| panic!("{run:?}: not the first of its trace: {row:?}"));
+            assert!(reusable <= counted, "{run:?}: {row:?}");
+            served_somewhere += usize::from(reusable > 0);
+        }
+    }
+    // The corpus's conversations (tool calls, then the answer) send their start again.
+    assert!(served_somewhere >= 10, "{served_somewhere} calls could be served from the previous one's cache");
 }

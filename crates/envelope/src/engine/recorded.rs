@@ -140,6 +140,15 @@ pub struct Row {
     pub input_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
+    /// Its prompt's tokens as we count them (o200k_base, the Budget tab's
+    /// total: `crate::diff::cache::Prompt`), when captured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted: Option<u64>,
+    /// Of those, the first ones the previous call of its trace (or, without
+    /// a trace, of its file) sent too: what that call's prefix cache could
+    /// serve (`crate::recorded::reuse`). `None` for the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reusable: Option<u64>,
     /// The last user text, on one line, cut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_user: Option<String>,
@@ -415,6 +424,8 @@ mod from_core {
                 messages: r.messages,
                 input_tokens: r.input_tokens,
                 output_tokens: r.output_tokens,
+                counted: None,
+                reusable: None,
                 last_user: r.last_user.clone(),
                 notices: r.notices,
                 errors: r.errors,
