@@ -277,6 +277,36 @@ fn settings_translate_between_nested_and_flat() {
 }
 
 #[test]
+fn service_tiers_translate_between_gemini_and_bedrock() {
+    // Gemini's `serviceTier` is a string, Bedrock's an object `{"type": …}`
+    // (D172 found them passed as written: each SDK refused the other's).
+    let bedrock = |tier: Value| {
+        let b = json!({"messages": [{"role": "user", "content": [{"text": "hi"}]}], "serviceTier": tier});
+        import_as(&b.to_string(), Some(Format::Bedrock)).unwrap().envelope
+    };
+    let gemini = |tier: &str| {
+        let g = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "serviceTier": tier});
+        import_as(&g.to_string(), Some(Format::Gemini)).unwrap().envelope
+    };
+    for (b, g) in [("priority", "priority"), ("flex", "flex"), ("default", "standard")] {
+        let (out, notices) = exported(&bedrock(json!({"type": b})), Target::Gemini);
+        assert_eq!((&out["serviceTier"], notices.len()), (&json!(g), 0), "{b}");
+        let (out, notices) = exported(&gemini(g), Target::Bedrock);
+        assert_eq!((&out["serviceTier"], notices.len()), (&json!({"type": b}), 0), "{g}");
+        // Each to its own format as written.
+        assert_eq!(exported(&bedrock(json!({"type": b})), Target::Bedrock).0["serviceTier"], json!({"type": b}));
+        assert_eq!(exported(&gemini(g), Target::Gemini).0["serviceTier"], json!(g));
+    }
+    // No equivalent: left out, said where.
+    let (out, notices) = exported(&bedrock(json!({"type": "reserved"})), Target::Gemini);
+    assert!(out.get("serviceTier").is_none());
+    assert!(notices.iter().any(|n| n.starts_with("params.serviceTier: ") && n.contains("left out")), "{notices:#?}");
+    let (out, notices) = exported(&gemini("unspecified"), Target::Bedrock);
+    assert!(out.get("serviceTier").is_none());
+    assert!(notices.iter().any(|n| n.starts_with("params.serviceTier: ") && n.contains("left out")), "{notices:#?}");
+}
+
+#[test]
 fn server_tools_are_not_declared_as_functions_elsewhere() {
     let e = import_as(&real("gemini", "sdk-python-server-tools.json"), Some(Format::Gemini)).unwrap().envelope;
     let (chat, notices) = exported(&e, Target::OpenaiChat);

@@ -24,8 +24,8 @@
 //! errors.
 //!
 //! Known differences, in `KNOWN` (each must still occur, so a fix shows):
-//! `serviceTier` passes between Gemini and Bedrock as written (a string
-//! there, an object here), and Vertex AI's `labels` pass to Gemini. What
+//! Vertex AI's `labels` pass to Gemini. (`serviceTier`, a string in Gemini
+//! and `{"type": …}` in Bedrock, is translated: params.rs.) What
 //! the SDK types lack and the API has (real bodies only): google-genai's
 //! `GenerationConfig` has no `imageConfig`; the API also reads snake_case
 //! names, one object for a list and the old `function` role. google-genai's
@@ -59,12 +59,6 @@ type Body = (String, String, Value);
 /// Errors the check reports for an export and that are known, not fixed
 /// (D172): target, the body's name (its end), the message (a part).
 const KNOWN: &[(&str, &str, &str)] = &[
-    // `serviceTier` is a setting of both (params.rs's GEMINI and BEDROCK
-    // lists) and passes from one to the other as written: Bedrock's is an
-    // object (`{"type": "priority"}`), Gemini's a string ("flex",
-    // "standard", "priority"). google-genai's enum code fails on the object.
-    ("gemini", "real/bedrock/sdk-boto3-metadata-latency-tier.json", "serviceTier: AttributeError"),
-    ("bedrock", "gemini settings", "Invalid type for parameter serviceTier, value: flex"),
     // Vertex AI's `labels` (and `modelArmorConfig`) are Gemini settings here
     // and pass as written; the Gemini API's generateContent has neither
     // (google-genai refuses them for it: "not supported in Gemini API").

@@ -546,6 +546,17 @@ fn to_gemini(out: &mut Out, k: &str, v: &Value, params: &Map<String, Value>) {
             }
             None => out.note(k, "this `tool_choice` has no Gemini equivalent; left out".into()),
         },
+        // Bedrock's `{"type": …}` object; Gemini's own string as written.
+        "serviceTier" => match v {
+            Value::Object(_) => match v.get("type").and_then(Value::as_str) {
+                Some(t @ ("priority" | "flex")) => out.put(k, k, t.into()),
+                Some("default") => out.put(k, k, "standard".into()),
+                _ => {
+                    out.note(k, format!("Gemini's `serviceTier` is `standard`, `flex` or `priority`; {v} is left out"))
+                }
+            },
+            _ => out.put(k, k, v.clone()),
+        },
         // Its own settings: an object's fields merged (a translated one may
         // have made it), anything else as written.
         _ if GEMINI.contains(&k) => match v {
@@ -593,6 +604,16 @@ fn to_bedrock(out: &mut Out, k: &str, v: &Value) {
             Some(Choice::Required) => out.merge(k, "toolConfig", "toolChoice", json!({"any": {}})),
             Some(Choice::Tool(n)) => out.merge(k, "toolConfig", "toolChoice", json!({"tool": {"name": n}})),
             _ => out.note(k, "this `tool_choice` has no Bedrock Converse equivalent; left out".into()),
+        },
+        // Gemini's string; Bedrock's own `{"type": …}` object as written.
+        "serviceTier" => match v.as_str() {
+            Some(t @ ("priority" | "flex")) => out.put(k, k, json!({"type": t})),
+            Some("standard") => out.put(k, k, json!({"type": "default"})),
+            Some(_) => out.note(
+                k,
+                format!("Bedrock's `serviceTier` type is `default`, `priority`, `flex` or `reserved`; {v} is left out"),
+            ),
+            None => out.put(k, k, v.clone()),
         },
         _ if BEDROCK.contains(&k) => match v {
             Value::Object(o) => {
