@@ -295,6 +295,12 @@ async fn read(rec: Recording) {
         let Ok(p) = p else { return };
         let n = rec.rows.try_update_value(|r| {
             r.extend(p.rows);
+            // Rows sent before the engine's tokenizer was ready, now counted.
+            for u in p.updated {
+                if let Some(slot) = r.get_mut(u.index as usize) {
+                    *slot = u;
+                }
+            }
             r.len()
         });
         let Some(n) = n else { return };

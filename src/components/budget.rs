@@ -16,6 +16,7 @@ use crate::budget::{truncated_request, Budget, Counted, Counting};
 use crate::components::json_view::JsonView;
 use crate::doc::Doc;
 
+use envelope::display::decimal;
 pub(crate) use envelope::display::thousands as fmt_int;
 
 fn pct(x: f64) -> String {
@@ -101,8 +102,8 @@ fn BudgetView(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
         <div class="budget-body">
             <p class="muted small">
                 {format!(
-                    "The OpenAI Chat request (whatever the Export tab shows): {} o200k_base tokens in {} parts, counted in a worker in {:.0} ms ({:.0} ms in the tokenizer).",
-                    fmt_int(total), counted.parts.len(), counted.elapsed_ms, counted.worker_ms
+                    "The OpenAI Chat request (whatever the Export tab shows): {} o200k_base tokens in {} parts, counted in a worker in {} ms ({} ms in the tokenizer).",
+                    fmt_int(total), counted.parts.len(), decimal(counted.elapsed_ms, 0), decimal(counted.worker_ms, 0)
                 )}
                 {estimate.then_some(" Images count a fixed 85 tokens each (an estimate).")}
             </p>
@@ -143,7 +144,7 @@ fn ContextBar(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
             .filter(|(_, t)| *t > 0)
             .map(|&(c, t)| {
                 let w = t as f64 / scale * 100.0;
-                view! { <span class=format!("bar-seg cat-{}", c.slug()) style=format!("width:{w:.3}%") title=format!("{}: {} tokens", c.label(), fmt_int(t))></span> }
+                view! { <span class=format!("bar-seg cat-{}", c.slug()) style=format!("width:{}%", decimal(w, 3)) title=format!("{}: {} tokens", c.label(), fmt_int(t))></span> }
                     .into_any()
             })
             .collect();
@@ -158,7 +159,7 @@ fn ContextBar(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
         view! {
             <div class="ctx-bar" data-testid="context-bar">
                 {segments}
-                <span class="limit-mark" style=format!("left:{marker:.3}%") title=format!("limit {}", fmt_int(limit))></span>
+                <span class="limit-mark" style=format!("left:{}%", decimal(marker, 3)) title=format!("limit {}", fmt_int(limit))></span>
             </div>
             <ul class="legend">{legend}</ul>
         }
@@ -193,7 +194,7 @@ fn CacheChart(doc: Arc<Doc>, counted: Arc<Counted>) -> impl IntoView {
             let x = move |i: usize| pad + (w - 2.0 * pad) * i as f64 / (n - 1) as f64;
             let y = move |v: f64| h - pad - (h - 2.0 * pad) * v;
             let line = |pts: &[TurnPoint]| {
-                pts.iter().enumerate().skip(1).map(|(i, p)| format!("{:.1},{:.1}", x(i), y(p.hit()))).collect::<Vec<_>>().join(" ")
+                pts.iter().enumerate().skip(1).map(|(i, p)| format!("{},{}", decimal(x(i), 1), decimal(y(p.hit()), 1))).collect::<Vec<_>>().join(" ")
             };
             let unmet = chosen.iter().filter(|p| !p.met).count();
             let (m1, mk) = (mean_hit(one), mean_hit(chosen));

@@ -449,11 +449,18 @@ fn Rows(rec: Recording, order: RwSignal<calls::Order>) -> impl IntoView {
     let rows_shown = move || {
         let (a, b) = range.get();
         let o = order.get().0;
-        // A row changed in place once the whole file is read (a request
-        // recorded twice: the call kept has its notice more) is a new item.
+        // A row changed in place (counted once the engine's tokenizer is
+        // ready; once the whole file is read, a request recorded twice: the
+        // call kept has its notice more) is a new item.
         rec.rows.with_value(|r| {
             (a..b)
-                .map(|p| (p, o[p], r.get(o[p] as usize).map_or(0, |r| u64::from(r.notices) + u64::from(r.errors))))
+                .map(|p| {
+                    let i = o[p];
+                    let version = r
+                        .get(i as usize)
+                        .map_or((0, None), |r| (u64::from(r.notices) + u64::from(r.errors), r.counted));
+                    (p, i, version)
+                })
                 .collect::<Vec<_>>()
         })
     };

@@ -319,8 +319,8 @@ fn findings(linted: &Linted) -> Vec<E> {
         format!("{}, {}, {}.", count(e, "error"), count(w, "warning"), count(i, "note"))
     };
     let timing = format!(
-        "Checked in {:.0} ms{}",
-        linted.ms,
+        "Checked in {} ms{}",
+        envelope::display::decimal(linted.ms, 0),
         linted.tokens.map(|t| format!(" · {} tokens (o200k_base)", fmt_int(t))).unwrap_or_default()
     );
     let mut out = vec![el("div")

@@ -326,7 +326,7 @@ fn StatusLine(status: RwSignal<Status>) -> impl IntoView {
         Status::Done { ms, parts, warnings } => {
             let n = warnings.len();
             view! {
-                <span class="ok-text" data-testid="template-status">{format!("Rendered {} in {ms:.0} ms", crate::format::count(parts, "part"))}</span>
+                <span class="ok-text" data-testid="template-status">{format!("Rendered {} in {} ms", crate::format::count(parts, "part"), envelope::display::decimal(ms, 0))}</span>
                 {(n > 0).then(|| view! {
                     <details class="template-warnings" data-testid="template-warnings">
                         <summary>{crate::format::count(n, "warning")}</summary>
@@ -425,8 +425,9 @@ fn parts_table(parts: &[Part], ms: f64) -> Vec<E> {
         .class("template-parts")
         .attr("open", "")
         .child(el("summary").text(&format!(
-            "Parts (PromptPoet): {} tokens of content, o200k_base · rendered in {ms:.0} ms",
-            fmt_int(total)
+            "Parts (PromptPoet): {} tokens of content, o200k_base · rendered in {} ms",
+            fmt_int(total),
+            envelope::display::decimal(ms, 0)
         )))
         .child(el("table").attr("data-testid", "template-parts").child(head).child(el("tbody").children(rows)))]
 }

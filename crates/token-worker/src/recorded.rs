@@ -67,6 +67,13 @@ struct Reading<'a> {
     /// Each call's own count and what the previous call could serve, by index.
     costs: Vec<Option<Cost>>,
     reuse: Reuse,
+    /// Whether calls are counted as they come: not until the first rows
+    /// went out (the tokenizer's tables take a moment to make), the calls
+    /// read until then being `deferred` and counted right after.
+    counting: bool,
+    deferred: Vec<usize>,
+    /// Rows sent before, now counted (for the next message).
+    recounted: Vec<Row>,
     pending: Vec<Row>,
     errors: Vec<ReadError>,
     error_count: u64,
@@ -82,10 +89,36 @@ struct Reading<'a> {
 impl Reading<'_> {
     fn calls(&mut self, calls: Vec<recorded::Call>) {
         for c in calls {
-            let cost = self.reuse.add(&c);
-            self.pending.push(row(self.calls.len() as u32, &c, cost));
+            let index = self.calls.len();
+            let cost = if self.counting {
+                self.reuse.add(&c)
+            } else {
+                self.deferred.push(index);
+                None
+            };
+            self.pending.push(row(index as u32, &c, cost));
             self.calls.push(c);
             self.costs.push(cost);
+        }
+    }
+
+    /// Counts the calls read before counting started (in the order read,
+    /// as [`Reuse`] wants them), and counts as they come from now on.
+    fn start_counting(&mut self) {
+        if self.counting {
+            return;
+        }
+        self.counting = true;
+        for i in std::mem::take(&mut self.deferred) {
+            let cost = self.reuse.add(&self.calls[i]);
+            self.costs[i] = cost;
+            if cost.is_some() {
+                // Still pending: counted in place; sent: updated.
+                match self.pending.iter_mut().find(|r| r.index as usize == i) {
+                    Some(r) => *r = row(i as u32, &self.calls[i], cost),
+                    None => self.recounted.push(row(i as u32, &self.calls[i], cost)),
+                }
+            }
         }
     }
 
@@ -122,7 +155,11 @@ impl Reading<'_> {
                 calls: self.calls.len() as u64,
                 file: self.file.clone(),
                 rows: std::mem::take(&mut self.pending),
+                updated: std::mem::take(&mut self.recounted),
             });
+            if self.posted_any {
+                self.start_counting();
+            }
         }
     }
 
@@ -256,6 +293,9 @@ pub fn read_in(
         calls: Vec::new(),
         costs: Vec::new(),
         reuse: Reuse::new(),
+        counting: false,
+        deferred: Vec::new(),
+        recounted: Vec::new(),
         pending: Vec::new(),
         errors: Vec::new(),
         error_count: 0,
@@ -272,7 +312,12 @@ pub fn read_in(
     }
     let finished = std::mem::replace(&mut r.reader, recorded::Reader::new()).finish();
     r.calls(finished.calls);
-    let (calls, updated) = fold_in_place(std::mem::take(&mut r.calls), &r.costs);
+    r.start_counting();
+    let (calls, folds) = fold_in_place(std::mem::take(&mut r.calls), &r.costs);
+    // Counted late, then maybe changed by the fold: the fold's row, which has the count.
+    let mut updated: Vec<Row> =
+        std::mem::take(&mut r.recounted).into_iter().filter(|u| !folds.iter().any(|f| f.index == u.index)).collect();
+    updated.extend(folds);
     let frequent = frequent(calls.iter().flatten());
     let mut capture_hints: Vec<(String, String)> = Vec::new();
     for c in calls.iter().flatten() {

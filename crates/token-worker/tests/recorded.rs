@@ -49,6 +49,15 @@ fn all_rows(r: &Read) -> Vec<Row> {
         r.progress.iter().flat_map(|p| p.rows.iter().cloned()).chain(rows.iter().cloned()).collect();
     // Indexes are the order the rows went out.
     assert!(all.iter().enumerate().all(|(i, r)| r.index == i as u32));
+    // Rows counted once the tokenizer was ready, then those the fold changed.
+    let mut sent = 0;
+    for p in &r.progress {
+        for u in &p.updated {
+            assert!((u.index as usize) < sent, "an update comes after its row: {u:?}");
+            all[u.index as usize] = u.clone();
+        }
+        sent += p.rows.len();
+    }
     for u in updated {
         all[u.index as usize] = u.clone();
     }
@@ -126,6 +135,15 @@ fn progress_goes_out_while_reading_with_the_first_rows_early() {
     assert!(first.calls < 300 && first.bytes < text.len() as u64, "{} calls, {} bytes", first.calls, first.bytes);
     assert_eq!(all_rows(&r).len(), 300);
     assert!(all_rows(&r).iter().all(|r| r.captured && r.messages == 1 && r.last_user.as_deref() == Some("hello")));
+    // The first rows go out before the tokenizer is ready; the next message
+    // brings them counted, and the calls after come counted.
+    assert!(first.rows.iter().all(|r| r.counted.is_none()));
+    let next = r.progress.iter().find(|p| !p.updated.is_empty()).expect("the first rows, counted");
+    assert_eq!(next.updated.len(), first.rows.len());
+    let later: Vec<&Row> = r.progress.iter().skip_while(|p| p.updated.is_empty()).flat_map(|p| &p.rows).collect();
+    assert!(!later.is_empty() && later.iter().all(|r| r.counted.is_some()));
+    // One hello after another: the previous call sent all of it.
+    assert!(all_rows(&r).iter().skip(1).all(|r| r.reusable.is_some() && r.reusable == r.counted), "{:?}", all_rows(&r)[1]);
 }
 
 #[test]

@@ -70,6 +70,11 @@ pub struct Progress {
     pub file: String,
     /// The rows of the calls completed since the last message.
     pub rows: Vec<Row>,
+    /// Rows sent before, now with our count (the first rows go out before
+    /// the tokenizer is ready, so that the table's first screen does not
+    /// wait for it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub updated: Vec<Row>,
 }
 
 /// Where a call (or an error) came from: `crate::recorded::At`.
@@ -254,7 +259,8 @@ pub enum Reply {
         /// Rows sent before that changed once everything was read: the
         /// calls that are one request recorded twice, folded into one
         /// (`crate::recorded::fold`, as `read` does) — the one that goes
-        /// `folded`, the one kept with its notice more.
+        /// `folded`, the one kept with its notice more; and rows counted
+        /// late (as [`Progress::updated`]).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         updated: Vec<Row>,
         /// Calls in the recording.
