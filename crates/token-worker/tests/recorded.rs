@@ -143,7 +143,11 @@ fn progress_goes_out_while_reading_with_the_first_rows_early() {
     let later: Vec<&Row> = r.progress.iter().skip_while(|p| p.updated.is_empty()).flat_map(|p| &p.rows).collect();
     assert!(!later.is_empty() && later.iter().all(|r| r.counted.is_some()));
     // One hello after another: the previous call sent all of it.
-    assert!(all_rows(&r).iter().skip(1).all(|r| r.reusable.is_some() && r.reusable == r.counted), "{:?}", all_rows(&r)[1]);
+    assert!(
+        all_rows(&r).iter().skip(1).all(|r| r.reusable.is_some() && r.reusable == r.counted),
+        "{:?}",
+        all_rows(&r)[1]
+    );
 }
 
 #[test]
