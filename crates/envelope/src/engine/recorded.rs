@@ -524,7 +524,14 @@ mod tests {
             messages: 2,
             ..Row::default()
         };
-        let p = Progress { bytes: 10, total: 20, calls: 1, file: "t.jsonl".into(), rows: vec![row.clone()], updated: vec![] };
+        let p = Progress {
+            bytes: 10,
+            total: 20,
+            calls: 1,
+            file: "t.jsonl".into(),
+            rows: vec![row.clone()],
+            updated: vec![],
+        };
         let text = serde_json::to_string(&p).unwrap();
         assert!(text.contains("\"startNs\":1700000000000000000"), "{text}");
         assert!(text.contains("\"traceId\":\"ab\""), "{text}");
