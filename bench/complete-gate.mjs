@@ -28,9 +28,10 @@ import { startServer } from './serve.mjs';
  * knowingly and to be won back (issue 24): Gemini and Bedrock settings in
  * the always-built OpenAI Chat export, the many-call and skills detection
  * on open, the new routes: 522,945 (`/demo/f`; `/` 514,379), main module
- * 482,754 gzip (was ~453,000).
+ * 482,754 gzip (was ~453,000). Session 14 lowered it to what the full test
+ * run measured after issues 22 and 23: 520,513 (`/demo/f`; `/` 511,947).
  */
-export const BASELINE = 522_945;
+export const BASELINE = 520_513;
 /** The issue's target: 400 KB (1 KB = 1,000 bytes). */
 export const TARGET = 400_000;
 export const BUDGET = Number(process.env.SIZE_BUDGET) || (BASELINE <= TARGET ? TARGET : Math.round(BASELINE * 1.02));
