@@ -81,13 +81,12 @@ impl Folding {
         let slot = self.held.pop_front()?;
         let n = self.first;
         self.first += 1;
-        if let Some(seqs) = slot.as_ref().and_then(|c| c.at.trace_id.as_ref()).and_then(|t| self.by_trace.get_mut(t)) {
+        let trace = slot.as_ref().and_then(|c| c.at.trace_id.as_deref());
+        if let Some((t, seqs)) = trace.and_then(|t| self.by_trace.get_mut(t).map(|s| (t, s))) {
             if seqs.front() == Some(&n) {
                 seqs.pop_front();
             }
-        }
-        if let Some(t) = slot.as_ref().and_then(|c| c.at.trace_id.as_ref()) {
-            if self.by_trace.get(t).is_some_and(VecDeque::is_empty) {
+            if seqs.is_empty() {
                 self.by_trace.remove(t);
             }
         }
