@@ -32,6 +32,8 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { bodySizes, coldSplit, readProfile } from './cold-split.mjs';
+import { withColdRuntime } from './cold-runtime.mjs';
 import { minifyJs } from './minify.mjs';
 import { shortenNames } from './short-names.mjs';
 
@@ -40,7 +42,7 @@ const PLACEHOLDER = '__wasm_split_placeholder__';
 // wasm-opt's passes for the main module (the first load; step 3): its control
 // flow rebuilt by the relooper, then -Oz twice. −2.3 KB gzip against one -Oz,
 // ~20 s more (bench/SIZE.md, session 8). The split modules keep one -Oz.
-const MAIN_OPT = ['--flatten', '--rereloop', '-Oz', '-Oz'];
+export const MAIN_OPT = ['--flatten', '--rereloop', '-Oz', '-Oz'];
 
 // Subresource integrity digests (this step's and the minified stylesheet's,
 // scripts/postbuild.mjs): SHA-256, which SRI accepts as it does SHA-384
@@ -139,6 +141,37 @@ function rewriteMain(root, dir, stem, log) {
 }
 
 /**
+ * The cold split of the named main module `named` by `profile`: the primary
+ * module (names stripped) to `primaryOut`; returns the cold module's bytes
+ * and what moved.
+ */
+function splitCold(root, { named, profile, work, primaryOut }) {
+  const wasmOpt = tool(root, 'wasm-opt');
+  const features = run(wasmOpt, [named, '--print-features'], { stdio: ['ignore', 'pipe', 'ignore'] }).split(/\s+/).filter((f) => f.startsWith('--enable-'));
+  if (!features.includes('--enable-bulk-memory')) throw new Error(`cold split: the module's features were not read (${features.join(' ')})`);
+  const wat = join(work, 'main-named.wat');
+  run(tool(root, 'wasm-dis'), [named, '-o', wat]);
+  const split = coldSplit(readFileSync(wat, 'utf8'), { hot: readProfile(profile), sizes: bodySizes(readFileSync(named)) });
+  rmSync(wat);
+  const pWat = join(work, 'primary.wat');
+  const cWat = join(work, 'cold.wat');
+  writeFileSync(pWat, split.primary);
+  writeFileSync(cWat, split.cold);
+  const pRaw = join(work, 'primary.wasm');
+  const cRaw = join(work, 'cold-named.wasm');
+  const cOut = join(work, 'cold.wasm');
+  run(tool(root, 'wasm-as'), [...features, pWat, '-o', pRaw]);
+  // The stubs of cold functions only cold ones called are dropped.
+  run(wasmOpt, [...features, '--remove-unused-module-elements', '--strip-debug', '--strip-producers', pRaw, '-o', primaryOut]);
+  run(tool(root, 'wasm-as'), [...features, cWat, '-o', cRaw]);
+  // -Oz drops what no cold function reaches (the element segment is the root).
+  run(wasmOpt, [...features, '-Oz', '--strip-debug', '--strip-producers', cRaw, '-o', cOut]);
+  rmSync(pWat);
+  rmSync(cWat);
+  return { body: readFileSync(cOut), slots: split.slots, coldBytes: split.coldBytes };
+}
+
+/**
  * Splits the app in `staging` (Trunk's staging directory of a release build).
  * Returns what it did ({ modules: [file names] }) or null when there is
  * nothing to split.
@@ -178,10 +211,25 @@ export function splitApp(root, staging, { log = console.log } = {}) {
 
   // 3. wasm-opt every module: the main one with MAIN_OPT, the others -Oz.
   const wasmOpt = tool(root, 'wasm-opt');
-  run(wasmOpt, [...MAIN_OPT, join(work, 'bindgen', `${stem}_bg.wasm`), '-o', join(staging, `${stem}_bg.wasm`)]);
-  writeFileSync(join(staging, glue), minifyJs(root, readFileSync(join(work, 'bindgen', `${stem}.js`), 'utf8'), glue));
-  let loaderJs = readFileSync(join(work, loader), 'utf8');
+  let glueJs = readFileSync(join(work, 'bindgen', `${stem}.js`), 'utf8');
+  const profile = join(root, 'scripts', 'hot-functions.txt');
   const modules = [];
+  if (existsSync(profile) && process.env.PEP_NO_COLD !== '1') {
+    // 3a. The cold split (scripts/cold-split.mjs): what the first screens do
+    //     not run leaves the main module for `<stem>_cold-<digest>.wasm`.
+    const named = join(work, 'main-named.wasm');
+    run(wasmOpt, [...MAIN_OPT, '-g', join(work, 'bindgen', `${stem}_bg.wasm`), '-o', named]);
+    const cold = splitCold(root, { named, profile, work, primaryOut: join(staging, `${stem}_bg.wasm`) });
+    const coldName = `${stem}_cold-${hex16(cold.body)}.wasm`;
+    writeFileSync(join(staging, coldName), cold.body);
+    glueJs = withColdRuntime(glueJs, coldName, sri(cold.body));
+    modules.push(coldName);
+    log(`split: cold split by ${profile}: ${cold.slots} functions (${cold.coldBytes} bytes of code) to ${coldName}`);
+  } else {
+    run(wasmOpt, [...MAIN_OPT, join(work, 'bindgen', `${stem}_bg.wasm`), '-o', join(staging, `${stem}_bg.wasm`)]);
+  }
+  writeFileSync(join(staging, glue), minifyJs(root, glueJs, glue));
+  let loaderJs = readFileSync(join(work, loader), 'utf8');
   const table = {};
   for (const name of out.modules) {
     const opt = join(work, `opt-${name}`);

@@ -794,6 +794,11 @@ pub fn mark_first_screen_complete() {
     for resolve in waiting {
         let _ = resolve.call0(&JsValue::UNDEFINED);
     }
+    // For the glue of a release build: the cold module loads now
+    // (scripts/cold-runtime.mjs).
+    if let (Some(w), Ok(e)) = (web_sys::window(), web_sys::Event::new("pep-first-screen")) {
+        let _ = w.dispatch_event(&e);
+    }
 }
 
 /// Resolves once the first screen is complete ([`mark_first_screen_complete`],
