@@ -30,8 +30,11 @@ import { startServer } from './serve.mjs';
  * on open, the new routes: 522,945 (`/demo/f`; `/` 514,379), main module
  * 482,754 gzip (was ~453,000). Session 14 lowered it to what the full test
  * run measured after issues 22 and 23: 520,513 (`/demo/f`; `/` 511,947).
+ * Session 15 (issue 24), the cold split (D174): 397,523 (`/demo/f`; `/`
+ * 388,957), main module 484,655 → 361,028 gzip: the target is met, so the
+ * budget is the target.
  */
-export const BASELINE = 520_513;
+export const BASELINE = 397_523;
 /** The issue's target: 400 KB (1 KB = 1,000 bytes). */
 export const TARGET = 400_000;
 export const BUDGET = Number(process.env.SIZE_BUDGET) || (BASELINE <= TARGET ? TARGET : Math.round(BASELINE * 1.02));
