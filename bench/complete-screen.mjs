@@ -1,7 +1,8 @@
 // The complete first screen (issue 24): navigation → the first frame in which
 // the conversation's Markdown is rendered as HTML *and* the protocol panel's
 // JSON (with its `messages`) is painted — what a person reads, not the first
-// plain-text paint. The condition is ../shared/anchors/side-by-side/complete.py's
+// plain-text paint (each condition gives the page's clock at that frame). The
+// condition is ../shared/anchors/side-by-side/complete.py's
 // (ours: `[data-message-id] table` and `[data-testid=protocol-json]`; React
 // stand-in: `[data-segment] table` and a `<pre>` holding `"messages"`).
 //
@@ -21,10 +22,10 @@ export const COND = {
     const md = /\/demo\/[b-z]$/.test(location.pathname)
       ? document.querySelector('[data-message-id] .md:not(.md-plain) p, [data-message-id] .md:not(.md-plain) li')
       : document.querySelector('[data-message-id] table');
-    return !!md && !!j && j.innerText.includes('messages');
+    return !!md && !!j && j.innerText.includes('messages') && performance.now();
   },
   react: () => !!document.querySelector('[data-segment] table')
-    && [...document.querySelectorAll('pre')].some((p) => p.innerText.includes('"messages"')),
+    && [...document.querySelectorAll('pre')].some((p) => p.innerText.includes('"messages"')) && performance.now(),
 };
 
 /** One load in a fresh context: ms until the complete first screen, and the paths fetched until then. */
@@ -39,13 +40,19 @@ export async function completeLoad(browser, url, who = 'ours', viewport = { widt
   page.on('pageerror', (e) => errors.push(e.message));
   const t0 = performance.now();
   await page.goto(url);
-  // Polled every animation frame in the page: the frame in which both are there.
-  await page.waitForFunction(COND[who], null, { timeout: 60000, polling: 'raf' });
+  // Polled every animation frame in the page: the frame in which both are
+  // there (and the page's own clock at that frame).
+  const at = await (await page.waitForFunction(COND[who], null, { timeout: 60000, polling: 'raf' })).jsonValue();
   const ms = performance.now() - t0;
   done = true;
+  // What the page itself started after that frame is not what the screen
+  // waited for (this process hears of requests late on a busy machine).
+  const late = new Set(await page.evaluate((t) => performance.getEntriesByType('resource')
+    .filter((e) => e.startTime > t).map((e) => new URL(e.name).pathname), at));
+  const how = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('resource').map((e) => [new URL(e.name).pathname, e.initiatorType])));
   await context.close();
   if (errors.length) throw new Error(`${url}: page errors: ${errors.join('; ')}`);
-  return { ms, files: [...files].sort() };
+  return { ms, files: [...files].filter((f) => !late.has(f)).sort(), how };
 }
 
 /** gzip -9 bytes of each fetched path, as served from `dist` (`/x` → dist/x; a page path → index.html). */

@@ -1,7 +1,8 @@
 // Writes the cold split's profile, scripts/hot-functions.txt (scripts/cold-split.mjs,
 // docs/DECISIONS.md D174): the functions of the main module that the first
 // screens run — `/` and `/demo/a`…`/demo/f`, at 1400×900 (with the service
-// worker and without) and 390×844, until
+// worker and without, and with the demo arriving after the app started) and
+// 390×844, until
 // the first screen is complete and 2.5 s after (the background work that
 // waits for it: the secrets detector, the semantic check).
 //
@@ -74,11 +75,24 @@ const hit = new Set();
 try {
   // With the service worker (a visit) and without (what the benchmarks and
   // the size gate load: its registration fails there, another path).
-  const runs = [[{ width: 1400, height: 900 }, 'allow'], [{ width: 1400, height: 900 }, 'block'], [{ width: 390, height: 844 }, 'allow']];
-  for (const [viewport, serviceWorkers] of runs) {
+  // And with the demo arriving after the app has started (a busy machine:
+  // the viewer first shows its loading state, another path).
+  const runs = [
+    [{ width: 1400, height: 900 }, 'allow', 0],
+    [{ width: 1400, height: 900 }, 'block', 0],
+    [{ width: 1400, height: 900 }, 'block', 800],
+    [{ width: 390, height: 844 }, 'allow', 0],
+  ];
+  for (const [viewport, serviceWorkers, demoDelay] of runs) {
     for (const path of ['/', '/demo/a', '/demo/b', '/demo/c', '/demo/d', '/demo/e', '/demo/f']) {
       const context = await browser.newContext({ viewport, serviceWorkers });
       const page = await context.newPage();
+      if (demoDelay) {
+        await page.route(/\/demos\/[a-f]\.json$/, async (route) => {
+          await new Promise((r) => setTimeout(r, demoDelay));
+          await route.continue();
+        });
+      }
       const errors = [];
       page.on('pageerror', (e) => errors.push(e.message));
       await page.addInitScript((module) => {
