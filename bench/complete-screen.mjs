@@ -47,9 +47,10 @@ export async function completeLoad(browser, url, who = 'ours', viewport = { widt
   done = true;
   // What the page itself started after that frame is not what the screen
   // waited for (this process hears of requests late on a busy machine).
-  const late = new Set(await page.evaluate((t) => performance.getEntriesByType('resource')
-    .filter((e) => e.startTime > t).map((e) => new URL(e.name).pathname), at));
-  const how = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('resource').map((e) => [new URL(e.name).pathname, e.initiatorType])));
+  const entries = await page.evaluate(() => performance.getEntriesByType('resource')
+    .map((e) => [new URL(e.name).pathname, e.startTime, e.initiatorType]));
+  const late = new Set(entries.filter(([, start]) => start > at).map(([path]) => path));
+  const how = Object.fromEntries(entries.map(([path, , initiator]) => [path, initiator]));
   await context.close();
   if (errors.length) throw new Error(`${url}: page errors: ${errors.join('; ')}`);
   return { ms, files: [...files].filter((f) => !late.has(f)).sort(), how };

@@ -21,11 +21,12 @@
 export const COLD_RUNTIME = (file, integrity) => `
 const __pepColdUrl = new URL(${JSON.stringify(`./${file}`)}, import.meta.url).href;
 let __pepColdImports, __pepColdDone = false, __pepColdFetching = false, __pepColdModule = null;
+const __pepColdCompile = () => WebAssembly.compileStreaming(fetch(__pepColdUrl, { integrity: ${JSON.stringify(integrity)} }));
 // A page the service worker serves (a visit came before): the cold module is
 // in its cache, and the first screen (a saved tab, a saved document) may need
 // it: compiled now, beside the main module, and in place before the app starts.
 const __pepColdEarly = navigator.serviceWorker && navigator.serviceWorker.controller
-  ? WebAssembly.compileStreaming(fetch(__pepColdUrl, { integrity: ${JSON.stringify(integrity)} })).catch(() => null)
+  ? __pepColdCompile().catch(() => null)
   : null;
 function __pepColdInstantiate(module) {
   if (__pepColdDone) return;
@@ -59,7 +60,7 @@ function __pepCold() {
 function __pepColdPrefetch() {
   if (__pepColdDone || __pepColdFetching || wasm === undefined) return;
   __pepColdFetching = true;
-  WebAssembly.compileStreaming(fetch(__pepColdUrl, { integrity: ${JSON.stringify(integrity)} }))
+  __pepColdCompile()
     .then(__pepColdInstantiate)
     .catch((e) => { __pepColdFetching = false; console.warn('the cold module will load when first needed:', e); });
 }

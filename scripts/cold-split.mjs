@@ -133,9 +133,22 @@ export function bodySizes(wasm) {
   return out;
 }
 
+/** A name as binaryen's text writes it (`$name` or `$"…"`) as the name section holds it; null if unreadable. */
+export const unquote = (n) => {
+  if (!n.startsWith('$"')) return n.slice(1);
+  try {
+    return JSON.parse(n.slice(1));
+  } catch {
+    return null;
+  }
+};
+
+/** The name of the function whose text (after `(func `) is `text`, as written there. */
+export const FUNC_NAME = /^(\$(?:"(?:[^"\\]|\\.)*"|\S+))/;
+
 /** A function in binaryen's text: `(func $name (param $0 i32) … (result …)`. */
 function header(line) {
-  const m = line.match(/^(\$(?:"(?:[^"\\]|\\.)*"|\S+))/);
+  const m = line.match(FUNC_NAME);
   if (!m) return null;
   const rest = line.slice(m[1].length);
   if (/\((?:type|export|import) /.test(rest)) return null;
@@ -148,21 +161,12 @@ function header(line) {
   return { name: m[1], params, results };
 }
 
-const unquote = (n) => {
-  if (!n.startsWith('$"')) return n.slice(1);
-  try {
-    return JSON.parse(n.slice(1));
-  } catch {
-    return null;
-  }
-};
-
 /**
  * Splits `wat` (binaryen's text of the named main module). `hot`: the
  * profile's digests; `sizes`: body sizes by name; `minBody`: smaller bodies
  * stay (a stub is ~20 bytes). Returns { primary, cold, slots, coldBytes }.
  */
-export function coldSplit(wat, { hot, sizes, minBody = 16, start }) {
+export function coldSplit(wat, { hot, sizes, minBody = 16 }) {
   const table = wat.match(/\n \(table (\$\S+) (\d+) (\d+) funcref\)/);
   if (!table) throw new Error('cold split: no function table of fixed size in the main module');
   const [tableLine, tableName, tableMin] = [table[0], table[1], Number(table[2])];
@@ -179,7 +183,7 @@ export function coldSplit(wat, { hot, sizes, minBody = 16, start }) {
     const end = text.indexOf('\n )');
     const name = h && unquote(h.name);
     const size = name !== null ? sizes.get(name) : undefined;
-    const isCold = h && end >= 0 && size !== undefined && size >= minBody && !hot.has(nameDigest(name)) && h.name !== start;
+    const isCold = h && end >= 0 && size !== undefined && size >= minBody && !hot.has(nameDigest(name));
     if (!isCold) {
       primaryFuncs.push(text);
       continue;
@@ -239,7 +243,7 @@ export function coldSplit(wat, { hot, sizes, minBody = 16, start }) {
     .replace(/\n \((?:data|elem|start|export) [^\n]*/g, '');
   const elem = slots ? ` (elem $__pep_cold_slots (table ${tableName}) (i32.const ${tableMin}) func ${cold.join(' ')})` : '';
   const coldWat = `${head2}\n${body}`.replace(/\n\)\s*$/, `\n${elem}\n)\n`);
-  return { primary, cold: coldWat, slots, coldBytes, tableMin };
+  return { primary, cold: coldWat, slots, coldBytes };
 }
 
 /** The profile written by bench/coverage/hot.mjs from the names a run reached. */

@@ -20,7 +20,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeProfile } from '../../scripts/cold-split.mjs';
+import { FUNC_NAME, unquote, writeProfile } from '../../scripts/cold-split.mjs';
 import { MAIN_OPT } from '../../scripts/split.mjs';
 import { COND } from '../complete-screen.mjs';
 import { launch, root } from '../lib.mjs';
@@ -61,11 +61,11 @@ const logImport = wat.match(/\n \(import "([^"]+)" "log_execution" \(func (\$\S+
 if (!logImport) throw new Error('hot: the instrumented module has no log_execution import');
 const entry = new Map();
 for (const part of wat.split('\n (func ').slice(1)) {
-  const name = part.match(/^(\$"(?:[^"\\]|\\.)*"|\$\S+)/)[1];
+  const name = unquote(part.match(FUNC_NAME)[1]);
   const call = part.indexOf(`(call ${logImport[2]}`);
-  if (call < 0) continue;
+  if (call < 0 || name === null) continue;
   const id = part.slice(call).match(/\(i32\.const (\d+)\)/);
-  if (id) entry.set(Number(id[1]), name.startsWith('$"') ? JSON.parse(name.slice(1)) : name.slice(1));
+  if (id) entry.set(Number(id[1]), name);
 }
 
 const server = await startServer(out, 0, {});
