@@ -28,9 +28,10 @@
 // Nothing happens when cargo's module has no split point (debug builds, or
 // `PEP_NO_SPLIT=1`). Any failure stops the build: a half-split site would not
 // start.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { bodySizes, coldSplit, readProfile } from './cold-split.mjs';
 import { withColdRuntime } from './cold-runtime.mjs';
@@ -73,6 +74,38 @@ function run(cmd, args, opts = {}) {
   } catch (e) {
     throw new Error(`split: ${cmd} ${args.join(' ')} failed (${e.status ?? e.message})`);
   }
+}
+
+/** `run` as a child process the build does not wait on: resolves with its output. */
+function runAsync(cmd, args) {
+  return new Promise((resolve, reject) => {
+    const failed = (why) => reject(new Error(`split: ${cmd} ${args.join(' ')} failed (${why})`));
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d) => { out += d; });
+    child.on('error', (e) => failed(e.message));
+    child.on('close', (code, signal) => (code === 0 ? resolve(out) : failed(code ?? signal)));
+  });
+}
+
+/**
+ * `task` over `items`, at most `limit` at a time; resolves with the results
+ * in the items' order. wasm-opt runs on one core for most of a module this
+ * size, so the split modules and chunks (~100, ~2.5 min one after another)
+ * and the main module's passes run side by side, a process per core.
+ */
+async function eachAtMost(limit, items, task) {
+  const results = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await task(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
 }
 
 /** A tool on PATH, else the project's pinned copy (scripts/setup.sh). */
@@ -145,12 +178,12 @@ function rewriteMain(root, dir, stem, log) {
  * module (names stripped) to `primaryOut`; returns the cold module's bytes
  * and what moved.
  */
-function splitCold(root, { named, profile, work, primaryOut }) {
+async function splitCold(root, { named, profile, work, primaryOut }) {
   const wasmOpt = tool(root, 'wasm-opt');
   const features = run(wasmOpt, [named, '--print-features'], { stdio: ['ignore', 'pipe', 'ignore'] }).split(/\s+/).filter((f) => f.startsWith('--enable-'));
   if (!features.includes('--enable-bulk-memory')) throw new Error(`cold split: the module's features were not read (${features.join(' ')})`);
   const wat = join(work, 'main-named.wat');
-  run(tool(root, 'wasm-dis'), [named, '-o', wat]);
+  await runAsync(tool(root, 'wasm-dis'), [named, '-o', wat]);
   const split = coldSplit(readFileSync(wat, 'utf8'), { hot: readProfile(profile), sizes: bodySizes(readFileSync(named)) });
   rmSync(wat);
   const pWat = join(work, 'primary.wat');
@@ -160,12 +193,12 @@ function splitCold(root, { named, profile, work, primaryOut }) {
   const pRaw = join(work, 'primary.wasm');
   const cRaw = join(work, 'cold-named.wasm');
   const cOut = join(work, 'cold.wasm');
-  run(tool(root, 'wasm-as'), [...features, pWat, '-o', pRaw]);
+  await runAsync(tool(root, 'wasm-as'), [...features, pWat, '-o', pRaw]);
   // The stubs of cold functions only cold ones called are dropped.
-  run(wasmOpt, [...features, '--remove-unused-module-elements', '--strip-debug', '--strip-producers', pRaw, '-o', primaryOut]);
-  run(tool(root, 'wasm-as'), [...features, cWat, '-o', cRaw]);
+  await runAsync(wasmOpt, [...features, '--remove-unused-module-elements', '--strip-debug', '--strip-producers', pRaw, '-o', primaryOut]);
+  await runAsync(tool(root, 'wasm-as'), [...features, cWat, '-o', cRaw]);
   // -Oz drops what no cold function reaches (the element segment is the root).
-  run(wasmOpt, [...features, '-Oz', '--strip-debug', '--strip-producers', cRaw, '-o', cOut]);
+  await runAsync(wasmOpt, [...features, '-Oz', '--strip-debug', '--strip-producers', cRaw, '-o', cOut]);
   rmSync(pWat);
   rmSync(cWat);
   return { body: readFileSync(cOut), slots: split.slots, coldBytes: split.coldBytes };
@@ -176,7 +209,7 @@ function splitCold(root, { named, profile, work, primaryOut }) {
  * Returns what it did ({ modules: [file names] }) or null when there is
  * nothing to split.
  */
-export function splitApp(root, staging, { log = console.log } = {}) {
+export async function splitApp(root, staging, { log = console.log } = {}) {
   const targetDir = process.env.CARGO_TARGET_DIR || join(root, 'target');
   const input = join(targetDir, 'wasm32-unknown-unknown', 'release', 'pep-app.wasm');
   if (!existsSync(input) || !readFileSync(input).includes(PLACEHOLDER)) return null;
@@ -209,8 +242,18 @@ export function splitApp(root, staging, { log = console.log } = {}) {
 
   rewriteMain(root, join(work, 'bindgen'), stem, log);
 
-  // 3. wasm-opt every module: the main one with MAIN_OPT, the others -Oz.
+  // 3. wasm-opt every module: the main one with MAIN_OPT, the others -Oz,
+  //    side by side (eachAtMost): the split modules and chunks start now and
+  //    share the cores with the main module's passes.
   const wasmOpt = tool(root, 'wasm-opt');
+  const cores = availableParallelism();
+  const optimized = eachAtMost(cores, out.modules, async (name) => {
+    const opt = join(work, `opt-${name}`);
+    await runAsync(wasmOpt, ['-Oz', join(work, name), '-o', opt]);
+    return opt;
+  });
+  // Rejections are seen at the await below, not as unhandled meanwhile.
+  optimized.catch(() => {});
   let glueJs = readFileSync(join(work, 'bindgen', `${stem}.js`), 'utf8');
   const profile = join(root, 'scripts', 'hot-functions.txt');
   const modules = [];
@@ -218,23 +261,22 @@ export function splitApp(root, staging, { log = console.log } = {}) {
     // 3a. The cold split (scripts/cold-split.mjs): what the first screens do
     //     not run leaves the main module for `<stem>_cold-<digest>.wasm`.
     const named = join(work, 'main-named.wasm');
-    run(wasmOpt, [...MAIN_OPT, '-g', join(work, 'bindgen', `${stem}_bg.wasm`), '-o', named]);
-    const cold = splitCold(root, { named, profile, work, primaryOut: join(staging, `${stem}_bg.wasm`) });
+    await runAsync(wasmOpt, [...MAIN_OPT, '-g', join(work, 'bindgen', `${stem}_bg.wasm`), '-o', named]);
+    const cold = await splitCold(root, { named, profile, work, primaryOut: join(staging, `${stem}_bg.wasm`) });
     const coldName = `${stem}_cold-${hex16(cold.body)}.wasm`;
     writeFileSync(join(staging, coldName), cold.body);
     glueJs = withColdRuntime(glueJs, coldName, sri(cold.body));
     modules.push(coldName);
     log(`split: cold split by ${profile}: ${cold.slots} functions (${cold.coldBytes} bytes of code) to ${coldName}`);
   } else {
-    run(wasmOpt, [...MAIN_OPT, join(work, 'bindgen', `${stem}_bg.wasm`), '-o', join(staging, `${stem}_bg.wasm`)]);
+    await runAsync(wasmOpt, [...MAIN_OPT, join(work, 'bindgen', `${stem}_bg.wasm`), '-o', join(staging, `${stem}_bg.wasm`)]);
   }
   writeFileSync(join(staging, glue), minifyJs(root, glueJs, glue));
   let loaderJs = readFileSync(join(work, loader), 'utf8');
   const table = {};
-  for (const name of out.modules) {
-    const opt = join(work, `opt-${name}`);
-    run(wasmOpt, ['-Oz', join(work, name), '-o', opt]);
-    const body = readFileSync(opt);
+  const opts = await optimized;
+  for (const [i, name] of out.modules.entries()) {
+    const body = readFileSync(opts[i]);
     const key = name.replace(/\.wasm$/, '');
     const hashed = `${stem}-${key}-${hex16(body)}.wasm`;
     // The loader fetches the module through the manifest (MANIFEST_FETCH).
