@@ -138,6 +138,9 @@ pub struct Doc {
     contributions: OnceLock<Contributions>,
 }
 
+/// See [`Doc::at_once`].
+pub const AT_ONCE_SEGMENTS: usize = 200;
+
 impl Doc {
     pub fn new(source: Source, loaded: Loaded) -> Arc<Doc> {
         Doc::with_origin(source, loaded, None)
@@ -290,6 +293,14 @@ impl Doc {
         let text = export::to_pretty(&raw);
         let loaded = parse::from_value(raw)?;
         Ok((Doc::of_lineage(source, loaded, self.origin.clone(), self.lineage), text))
+    }
+
+    /// Whether the protocol panel makes its OpenAI Chat export and JSON in
+    /// its own first frame: a document of up to [`AT_ONCE_SEGMENTS`] segments
+    /// (every demo). A larger one's export and JSON come a frame later, in a
+    /// task of their own (for 100,000 segments, hundreds of ms).
+    pub fn at_once(&self) -> bool {
+        self.segment_count() <= AT_ONCE_SEGMENTS
     }
 
     /// How many segments the document has.

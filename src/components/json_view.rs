@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use crate::browser;
 use crate::components::rich::json_line_abbrev;
 use crate::nav::Navigator;
+use crate::secrets;
 
 /// Files up to this many lines render whole; longer ones render the lines on screen.
 const VIRTUAL_FROM_LINES: usize = 3000;
@@ -128,7 +129,7 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
                 move || is_folded().then(|| view! { <span class="j-folded">{format!(" … {hidden} lines ")}</span> })
             });
             let line = &text[s..e];
-            view! { <span class="jrow">{fold}{json_line_abbrev(line)}{marker}"\n"</span> }
+            view! { <span class="jrow" data-line=i>{fold}{json_line_abbrev(line)}{marker}"\n"</span> }
         }
     };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
@@ -164,7 +165,10 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
                 if let Some(el) = scroller.get_untracked() {
                     el.set_scroll_top((k as f64 * LINE_PX) as i32);
                 }
-            } else if let Some(el) = pre.get_untracked().and_then(|p| p.children().item(k as u32)) {
+            } else if let Some(el) = pre
+                .get_untracked()
+                .and_then(|p| p.query_selector(&format!(".jrow[data-line=\"{line}\"]")).ok().flatten())
+            {
                 // Only a pane of its own scrolls (not the page, on a phone).
                 if let Some(sc) = browser::scroller(&el) {
                     browser::scroll_into_box(&sc, &el);
@@ -173,6 +177,30 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
         });
     }
     let on_click = move |ev: web_sys::MouseEvent| {
+        // A fold button of the lines made as HTML (`rows_html`): its line
+        // folds or unfolds, and the button made anew keeps the focus.
+        let fold = ev
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .and_then(|t| t.closest("button.fold[data-fold]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-fold"))
+            .and_then(|i| i.parse::<usize>().ok());
+        if let Some(i) = fold {
+            folded.update(|f| {
+                if !f.remove(&i) {
+                    f.insert(i);
+                }
+            });
+            leptos::task::spawn_local(async move {
+                browser::sleep(0).await;
+                if let Some(b) = pre
+                    .get_untracked()
+                    .and_then(|p| p.query_selector(&format!("button.fold[data-fold=\"{i}\"]")).ok().flatten())
+                {
+                    browser::focus(&b);
+                }
+            });
+        }
         let Some((entries, nav)) = sync.as_ref() else { return };
         if browser::has_selection() {
             return;
@@ -184,18 +212,7 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
         else {
             return;
         };
-        let line = if virtual_lines {
-            line_el.parent_element().and_then(|v| v.get_attribute("data-line")).and_then(|l| l.parse().ok())
-        } else {
-            let mut k = 0usize;
-            let mut prev = line_el.previous_element_sibling();
-            while let Some(el) = prev {
-                k += 1;
-                prev = el.previous_element_sibling();
-            }
-            Some(at(k))
-        };
-        let Some(line) = line else { return };
+        let Some(line) = line_el.get_attribute("data-line").and_then(|l| l.parse::<usize>().ok()) else { return };
         let message = entries.iter().rposition(|l| l.is_some_and(|l| l <= line));
         if let Some(m) = message {
             from_here.set_value(true);
@@ -204,13 +221,33 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
     };
     if n <= VIRTUAL_FROM_LINES {
         let first = ends.iter().position(Option::is_some);
+        // The lines shown, made as HTML a run at a time (one string, parsed
+        // once, instead of a view per token: the panel's JSON is half of the
+        // first screen); a line with a masked secret is a view of its own
+        // (its reveal button). Tracks the folds and the secrets detector.
         let rows = move || {
-            (0..shown())
-                .map(|k| {
+            let has_secret = |s: &str| !secrets::in_json_string(s).is_empty();
+            let mut out: Vec<AnyView> = Vec::new();
+            let mut html = String::new();
+            let flush = |html: &mut String, out: &mut Vec<AnyView>| {
+                if !html.is_empty() {
+                    let chunk = std::mem::take(html);
+                    out.push(view! { <span class="jrows" inner_html=chunk></span> }.into_any());
+                }
+            };
+            folded.with(|f| {
+                for k in 0..shown() {
                     let i = at(k);
-                    line_view(i, Some(i) == first).into_any()
-                })
-                .collect::<Vec<_>>()
+                    let (s, e) = lines[i];
+                    if !push_row_html(&text[s..e], i, ends[i], Some(i) == first, f.contains(&i), &has_secret, &mut html)
+                    {
+                        flush(&mut html, &mut out);
+                        out.push(line_view(i, Some(i) == first).into_any());
+                    }
+                }
+            });
+            flush(&mut html, &mut out);
+            out
         };
         return view! {
             <div class="json-region json-view" tabindex="0" role="region" aria-label=label on:keydown=on_key>
@@ -257,4 +294,40 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
         </div>
     }
     .into_any()
+}
+
+/// One row of the JSON view as HTML (the view `line_view` makes): the line,
+/// its fold button (`data-fold`: the view's click handler folds it) and, when
+/// folded, what it hides. `false` (nothing written) for a line with a secret.
+fn push_row_html(
+    line: &str,
+    i: usize,
+    end: Option<usize>,
+    first_fold: bool,
+    is_folded: bool,
+    has_secret: &dyn Fn(&str) -> bool,
+    out: &mut String,
+) -> bool {
+    use std::fmt::Write;
+    let start = out.len();
+    let _ = write!(out, "<span class=\"jrow\" data-line=\"{i}\">");
+    if let Some(end) = end {
+        let _ = write!(
+            out,
+            "<button type=\"button\" class=\"fold\" data-fold=\"{i}\" tabindex=\"{}\" aria-expanded=\"{}\" aria-label=\"Lines {}\u{2013}{}\"></button>",
+            if first_fold { 0 } else { -1 },
+            !is_folded,
+            i + 1,
+            end + 1
+        );
+    }
+    if !envelope::jsonview::push_line_html(line, has_secret, out) {
+        out.truncate(start);
+        return false;
+    }
+    if let (Some(end), true) = (end, is_folded) {
+        let _ = write!(out, "<span class=\"j-folded\"> \u{2026} {} lines </span>", end - i - 1);
+    }
+    out.push_str("\n</span>");
+    true
 }

@@ -116,12 +116,18 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
         Checks::new(doc);
     }
     let status = RwSignal::new(None::<(bool, String)>);
-    // The conversation paints first; the JSON follows one frame later
-    // rather than lengthening the first screen (for demo F, ~190 coloured
-    // lines and their layout; for a large document, far more).
-    let ready = RwSignal::new(false);
+    // The panel joins after the conversation's first paint (the viewer). A
+    // document made at once (`Doc::at_once`, every demo) has its JSON in the
+    // panel's own first frame; a larger one's follows a frame later rather
+    // than lengthening it.
+    let at_once = move || doc.with_untracked(|d| d.as_ref().is_some_and(|d| d.at_once()));
+    let ready = RwSignal::new(at_once());
     Effect::new(move |_| {
         doc.track();
+        if at_once() {
+            ready.set(true);
+            return;
+        }
         ready.set(false);
         leptos::task::spawn_local(async move {
             browser::after_next_paint().await;
@@ -141,10 +147,11 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
         };
         let seq = asked.get_value() + 1;
         asked.set_value(seq);
-        // The OpenAI Chat request of a new document is made a frame later, in
-        // a task of its own (for 100,000 segments, hundreds of ms that the
-        // first screen does not wait for).
-        if t == Target::OpenaiChat && !d.openai_made() {
+        // The OpenAI Chat request of a new document of more than
+        // `AT_ONCE_SEGMENTS` is made a frame later, in a task of its own (for
+        // 100,000 segments, hundreds of ms that the first screen does not
+        // wait for).
+        if t == Target::OpenaiChat && !d.openai_made() && !d.at_once() {
             export.set(ExportState::Preparing(t));
             leptos::task::spawn_local(async move {
                 browser::after_next_paint().await;

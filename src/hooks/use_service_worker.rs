@@ -72,12 +72,13 @@ pub fn use_service_worker() -> Update {
         let container = container.clone();
         move || register(container.clone(), crate::router::href(&format!("/{script}")), update)
     };
-    // Not before the first paint: installing downloads the app shell again
-    // (public/sw.js, `cache: 'reload'`), which would compete with the first
-    // render for the network and the CPU. After two frames, and the load event.
+    // Not before the first screen is complete: installing downloads the app
+    // shell again (public/sw.js, `cache: 'reload'`), which would compete with
+    // the first screen for the network and the CPU (registering alone was
+    // ~10 ms of the main thread between its frames). After it, and the load
+    // event.
     leptos::task::spawn_local(async move {
-        crate::browser::after_next_paint().await;
-        crate::browser::after_next_paint().await;
+        crate::browser::first_screen_complete().await;
         if document.ready_state() == "complete" {
             register();
             return;

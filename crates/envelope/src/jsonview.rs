@@ -224,9 +224,133 @@ pub fn cut_long_string(token: &str) -> Option<(&str, usize)> {
     Some((&token[..cut], token[cut..].chars().count()))
 }
 
+/// What the view says of an abbreviated or cut string (its `title`).
+pub const SHOWN_ABBREVIATED: &str = "Shown abbreviated; Copy and Download keep it whole";
+
+/// Appends one line of JSON to `out` as the JSON view's HTML: a
+/// `<span class="jl">` holding a coloured `<span>` per token, a long `data:`
+/// URL abbreviated and a string over [`STRING_SHOWN_BYTES`] cut, as the
+/// view's own line (the app's `json_line_abbrev`) shows them; every text
+/// escaped, absurd runs of combining marks collapsed. `has_secret` is asked
+/// of each string and key token: when one holds a secret the line is not
+/// written (`false`, `out` as it was), since a masked secret is a view of its
+/// own (its reveal button).
+pub fn push_line_html(line: &str, has_secret: &dyn Fn(&str) -> bool, out: &mut String) -> bool {
+    let start = out.len();
+    out.push_str("<span class=\"jl\">");
+    for (t, s) in highlight_line(line) {
+        let string = matches!(t, Token::Str | Token::Key);
+        if string {
+            if let Some(short) = abbreviate_data_url(s) {
+                push_run(out, t, " j-abbr", &short, "");
+                continue;
+            }
+            if has_secret(s) {
+                out.truncate(start);
+                return false;
+            }
+            if let Some((head, more)) = cut_long_string(s) {
+                let note = format!(
+                    " \u{27e8}{} more characters: Copy or Download give them all\u{27e9}",
+                    crate::display::thousands(more as u64)
+                );
+                push_run(out, t, " j-abbr", &crate::display::shown(head), &note);
+                continue;
+            }
+        }
+        push_run(out, t, "", &crate::display::shown(s), "");
+    }
+    out.push_str("</span>");
+    true
+}
+
+/// `<span class="{token}{extra}">{text}{note}</span>`, with the view's title when abbreviated.
+fn push_run(out: &mut String, t: Token, extra: &str, text: &str, note: &str) {
+    out.push_str("<span class=\"");
+    out.push_str(t.class());
+    out.push_str(extra);
+    if extra.is_empty() {
+        out.push_str("\">");
+    } else {
+        out.push_str("\" title=\"");
+        out.push_str(SHOWN_ABBREVIATED);
+        out.push_str("\">");
+    }
+    crate::markdown::escape_attr(text, out);
+    crate::markdown::escape_attr(note, out);
+    out.push_str("</span>");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_as_html_is_escaped_coloured_and_whole() {
+        let none = |_: &str| false;
+        let mut out = String::new();
+        let line = r#"  "k<&>": "<script>alert('x')</script>", "n": 1.5, "b": null,"#;
+        assert!(push_line_html(line, &none, &mut out));
+        assert!(!out.contains("<script>"), "{out}");
+        assert!(out.starts_with("<span class=\"jl\"><span class=\"j-p\">  </span><span class=\"j-key\">&quot;k&lt;&amp;&gt;&quot;</span>"), "{out}");
+        assert!(
+            out.contains("<span class=\"j-str\">&quot;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;</span>"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<span class=\"j-num\">1.5</span>") && out.contains("<span class=\"j-lit\">null</span>"),
+            "{out}"
+        );
+        assert!(out.ends_with("</span></span>"));
+        // The text a reader sees is the line, every character.
+        let text = out.replace("<span class=\"jl\">", "").replace("</span>", "");
+        let text = regex_free_strip(&text);
+        assert_eq!(text, line);
+    }
+
+    /// The text of a run list: tags dropped, entities decoded.
+    fn regex_free_strip(html: &str) -> String {
+        let mut out = String::new();
+        let mut in_tag = false;
+        for c in html.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' if in_tag => in_tag = false,
+                _ if !in_tag => out.push(c),
+                _ => {}
+            }
+        }
+        out.replace("&quot;", "\"")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&")
+    }
+
+    #[test]
+    fn a_line_as_html_abbreviates_and_cuts_as_the_view_does() {
+        let none = |_: &str| false;
+        let data = format!("  \"url\": \"data:image/png;base64,{}\"", "A".repeat(5000));
+        let mut out = String::new();
+        assert!(push_line_html(&data, &none, &mut out));
+        assert!(out.contains("j-str j-abbr\" title=\"Shown abbreviated; Copy and Download keep it whole\""), "{out}");
+        assert!(out.contains("(5,022 chars)"), "{out}");
+        assert!(out.len() < 600);
+        let long = format!("  \"text\": \"{}\"", "x".repeat(STRING_SHOWN_BYTES + 10));
+        let mut out = String::new();
+        assert!(push_line_html(&long, &none, &mut out));
+        assert!(out.contains("12 more characters: Copy or Download give them all"), "{out}");
+        assert!(out.len() < STRING_SHOWN_BYTES + 300);
+    }
+
+    #[test]
+    fn a_line_with_a_secret_is_left_to_the_view() {
+        let mut out = String::from("before");
+        let secret = |s: &str| s.contains("sk-");
+        assert!(!push_line_html(r#"  "key": "sk-abc","#, &secret, &mut out));
+        assert_eq!(out, "before", "nothing written");
+        assert!(push_line_html(r#"  "key": "abc","#, &secret, &mut out));
+    }
 
     #[test]
     fn long_strings_are_cut_at_a_character_boundary() {

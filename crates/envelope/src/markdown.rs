@@ -355,7 +355,7 @@ fn blocked_open(class: &str, label: &str, url: &str, prefix: &str) -> String {
 }
 
 /// Escapes text for a double-quoted attribute value (or element content).
-fn escape_attr(s: &str, out: &mut String) {
+pub(crate) fn escape_attr(s: &str, out: &mut String) {
     let mut last = 0;
     for (i, b) in s.bytes().enumerate() {
         let rep = match b {
