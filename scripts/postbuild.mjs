@@ -27,11 +27,11 @@ import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
+import { minifyCss } from './minify.mjs';
+import { eachAtMost, splitApp, sri } from './split.mjs';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
-import { minifyCss } from './minify.mjs';
-import { splitApp, sri } from './split.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -160,20 +160,15 @@ async function finish(dir, release) {
   // file per core at a time (brotli at quality 11 is ~30 s of one core for
   // every file of a release build).
   const todo = walk(dir).filter((p) => TEXT.test(p) || p.endsWith('sw.js'));
-  let next = 0;
-  const compressOne = async () => {
-    while (next < todo.length) {
-      const p = todo[next++];
-      const body = readFileSync(p);
-      const [gz, br] = await Promise.all([
-        gzipAsync(body, { level: 9 }),
-        brotliAsync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
-      ]);
-      writeFileSync(`${p}.gz`, gz);
-      writeFileSync(`${p}.br`, br);
-    }
-  };
-  await Promise.all(Array.from({ length: availableParallelism() }, compressOne));
+  await eachAtMost(availableParallelism(), todo, async (p) => {
+    const body = readFileSync(p);
+    const [gz, br] = await Promise.all([
+      gzipAsync(body, { level: 9 }),
+      brotliAsync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+    ]);
+    writeFileSync(`${p}.gz`, gz);
+    writeFileSync(`${p}.br`, br);
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -91,11 +91,11 @@ function runAsync(cmd, args) {
 
 /**
  * `task` over `items`, at most `limit` at a time; resolves with the results
- * in the items' order. wasm-opt runs on one core for most of a module this
+ * in the items' order (also scripts/postbuild.mjs's compression). wasm-opt runs on one core for most of a module this
  * size, so the split modules and chunks (~100, ~2.5 min one after another)
  * and the main module's passes run side by side, a process per core.
  */
-async function eachAtMost(limit, items, task) {
+export async function eachAtMost(limit, items, task) {
   const results = new Array(items.length);
   let next = 0;
   const worker = async () => {

@@ -177,7 +177,7 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
         });
     }
     let on_click = move |ev: web_sys::MouseEvent| {
-        // A fold button of the lines made as HTML (`rows_html`): its line
+        // A fold button of the rows made as HTML (`push_row_html`): its line
         // folds or unfolds, and the button made anew keeps the focus.
         let fold = ev
             .target()
