@@ -3,6 +3,6 @@
 # with demo A showing. Installs what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
+./scripts/setup.sh --serve
 export PATH="$PWD/.tools/node_modules/.bin:$PATH"
 exec ./scripts/trunk.sh serve --release "$@"

@@ -2,8 +2,14 @@
 # Installs what building and testing need, once; later runs skip what is
 # already at the pinned version. Everything comes from the package registries
 # (crates.io, npm, PyPI); nothing is fetched by Trunk itself.
+#
+#   scripts/setup.sh           everything: building, serving and testing
+#   scripts/setup.sh --serve   what building and serving need (scripts/serve.sh):
+#                              not the Python packages, which only tests read
 set -euo pipefail
 cd "$(dirname "$0")/.."
+serve_only=0
+[ "${1:-}" = "--serve" ] && serve_only=1
 
 TRUNK_VERSION=0.21.14
 WASM_BINDGEN_VERSION=0.2.130   # must equal wasm-bindgen in Cargo.lock
@@ -28,23 +34,31 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   exit 1
 fi
 
-if ! command -v python3 >/dev/null || ! python3 -m pip --version >/dev/null 2>&1; then
+if [ "$serve_only" = 0 ] && { ! command -v python3 >/dev/null || ! python3 -m pip --version >/dev/null 2>&1; }; then
   say "Python 3 with pip is needed (for the Gemini and Bedrock exports' type check against google-genai and botocore): apt-get install python3 python3-pip"
   exit 1
 fi
 
 # The two build tools are compiled from crates.io. They are tools, not the
-# product, so they are built with a light profile (no LTO, opt-level 1, many
-# codegen units, no debug info: about half the compile time of their own
-# release profile) and Trunk without its default features (TLS and the update
-# check: Trunk downloads nothing here, the tools come from PATH). The two
+# product, so they are built with a light profile: no optimisation, many
+# codegen units, no LTO, no debug info (D178: the install's compile is most of
+# a fresh machine's set-up, and an unoptimised Trunk serves and stages this
+# site as quickly as an optimised one). Trunk is built without its default
+# features (TLS and the update check: Trunk downloads nothing here, the tools
+# come from PATH). The crates that do wasm-bindgen's own work on the app's
+# module (parsing, rewriting and writing it) keep opt-level 1 (WB_HOT): an
+# unoptimised walrus would add seconds to every release build. The two
 # installs and the npm install run side by side; each one's log is kept in
 # target/setup-*.log and shown if it fails.
 export CARGO_PROFILE_RELEASE_LTO=false
-export CARGO_PROFILE_RELEASE_OPT_LEVEL=1
+export CARGO_PROFILE_RELEASE_OPT_LEVEL=0
 export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256
 export CARGO_PROFILE_RELEASE_DEBUG=false
 export CARGO_PROFILE_RELEASE_INCREMENTAL=false
+WB_HOT=()
+for c in walrus wasmparser wasm-encoder wasm-bindgen-cli-support wasm-bindgen-shared leb128fmt id-arena hashbrown indexmap; do
+  WB_HOT+=(--config "profile.release.package.$c.opt-level=1")
+done
 mkdir -p target
 pids=()
 names=()
@@ -60,9 +74,9 @@ if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
-  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (light profile)"
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (light profile; its module work at opt-level 1)"
   # Not --locked: its lockfile wants a webpki-roots the registry lacks.
-  run_bg wasm-bindgen cargo install --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
+  run_bg wasm-bindgen cargo install "${WB_HOT[@]}" --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
 fi
 
 # Node packages (binaryen's wasm-opt, esbuild for the release build's
@@ -87,7 +101,7 @@ fi
 # PYTHONPATH=.tools/python; they never install. pip runs again whenever
 # requirements.txt changed since the last install (a copy of it is kept in
 # .tools/python/ as the stamp); a changed list starts from an empty directory.
-if ! cmp -s .tools/requirements.txt .tools/python/.pep-installed-requirements.txt; then
+if [ "$serve_only" = 0 ] && ! cmp -s .tools/requirements.txt .tools/python/.pep-installed-requirements.txt; then
   say "installing Python packages into .tools/python/"
   run_bg python sh -c 'rm -rf .tools/python && python3 -m pip install --target .tools/python --no-compile --disable-pip-version-check -q -r .tools/requirements.txt && cp .tools/requirements.txt .tools/python/.pep-installed-requirements.txt'
 fi

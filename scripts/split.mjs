@@ -17,7 +17,8 @@
 //      adapters the app never uses are dropped and the names the module and
 //      the glue call each other by are shortened (scripts/short-names.mjs);
 //   3. wasm-opt -Oz (Trunk's level for the app) optimizes each module (the
-//      main module with MAIN_OPT, which also rebuilds its control flow); a split
+//      main module with MAIN_OPT, which also rebuilds its control flow; the
+//      split modules in this process, optimizeModules); a split
 //      module's file name gets its content's digest, and the manifest the
 //      loader fetches it through (MANIFEST_FETCH) its name and SRI digest; the
 //      glue and the loader are minified (scripts/minify.mjs);
@@ -31,8 +32,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { bodySizes, coldSplit, readProfile } from './cold-split.mjs';
 import { withColdRuntime } from './cold-runtime.mjs';
 import { minifyJs } from './minify.mjs';
@@ -77,7 +79,7 @@ function run(cmd, args, opts = {}) {
 }
 
 /** `run` as a child process the build does not wait on: resolves with its output. */
-function runAsync(cmd, args) {
+export function runAsync(cmd, args) {
   return new Promise((resolve, reject) => {
     const failed = (why) => reject(new Error(`split: ${cmd} ${args.join(' ')} failed (${why})`));
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -91,9 +93,7 @@ function runAsync(cmd, args) {
 
 /**
  * `task` over `items`, at most `limit` at a time; resolves with the results
- * in the items' order (also scripts/postbuild.mjs's compression). wasm-opt runs on one core for most of a module this
- * size, so the split modules and chunks (~100, ~2.5 min one after another)
- * and the main module's passes run side by side, a process per core.
+ * in the items' order (scripts/postbuild.mjs's compression, a file per core).
  */
 export async function eachAtMost(limit, items, task) {
   const results = new Array(items.length);
@@ -109,7 +109,7 @@ export async function eachAtMost(limit, items, task) {
 }
 
 /** A tool on PATH, else the project's pinned copy (scripts/setup.sh). */
-function tool(root, name) {
+export function tool(root, name) {
   for (const dir of (process.env.PATH || '').split(':')) {
     if (dir && existsSync(join(dir, name))) return join(dir, name);
   }
@@ -205,6 +205,48 @@ async function splitCold(root, { named, profile, work, primaryOut }) {
 }
 
 /**
+ * `wasm-opt -Oz` on each of the split step's modules `names` in `work`, in
+ * this process, through binaryen's own library (the npm package whose
+ * `wasm-opt` the build runs): a wasm-opt process spends ~0.4 s starting, which
+ * was most of the time of the ~85 chunks of a few KB (97 s of one core for the
+ * 101 modules, 12 s here). The output is byte for byte wasm-opt's (the same
+ * pass options and Stack IR optimization; the module's names are read, as
+ * wasm-opt reads them, and not written). Returns the optimized files' paths,
+ * in the order of `names`.
+ */
+export async function optimizeModules(root, work, names) {
+  const binaryen = await loadBinaryen(root);
+  binaryen.setOptimizeLevel(2);
+  binaryen.setShrinkLevel(2);
+  binaryen.setDebugInfo(false);
+  binaryen.setGenerateStackIR(true);
+  binaryen.setOptimizeStackIR(true);
+  return names.map((name) => {
+    const module = binaryen.readBinary(readFileSync(join(work, name)));
+    try {
+      if (!module.validate()) throw new Error(`split: ${name} is not a valid module`);
+      module.optimize();
+      const opt = join(work, `opt-${name}`);
+      writeFileSync(opt, module.emitBinary());
+      return opt;
+    } finally {
+      module.dispose();
+    }
+  });
+}
+
+/** binaryen's library from the project's pinned npm packages (scripts/setup.sh). */
+async function loadBinaryen(root) {
+  let path;
+  try {
+    path = createRequire(join(root, '.tools', 'package.json')).resolve('binaryen');
+  } catch {
+    throw new Error('split: binaryen is not in .tools/node_modules (scripts/setup.sh installs it)');
+  }
+  return (await import(pathToFileURL(path).href)).default;
+}
+
+/**
  * Splits the app in `staging` (Trunk's staging directory of a release build).
  * Returns what it did ({ modules: [file names] }) or null when there is
  * nothing to split.
@@ -242,39 +284,35 @@ export async function splitApp(root, staging, { log = console.log } = {}) {
 
   rewriteMain(root, join(work, 'bindgen'), stem, log);
 
-  // 3. wasm-opt every module: the main one with MAIN_OPT, the others -Oz,
-  //    side by side (eachAtMost): the split modules and chunks start now and
-  //    share the cores with the main module's passes.
+  // 3. wasm-opt every module: the main one with MAIN_OPT (a wasm-opt
+  //    process), and meanwhile the split modules and chunks -Oz in this
+  //    process (optimizeModules).
   const wasmOpt = tool(root, 'wasm-opt');
-  const cores = availableParallelism();
-  const optimized = eachAtMost(cores, out.modules, async (name) => {
-    const opt = join(work, `opt-${name}`);
-    await runAsync(wasmOpt, ['-Oz', join(work, name), '-o', opt]);
-    return opt;
-  });
-  // Rejections are seen at the await below, not as unhandled meanwhile.
-  optimized.catch(() => {});
   let glueJs = readFileSync(join(work, 'bindgen', `${stem}.js`), 'utf8');
   const profile = join(root, 'scripts', 'hot-functions.txt');
+  const cold = existsSync(profile) && process.env.PEP_NO_COLD !== '1';
+  const named = join(work, 'main-named.wasm');
+  const mainDone = cold
+    ? runAsync(wasmOpt, [...MAIN_OPT, '-g', join(work, 'bindgen', `${stem}_bg.wasm`), '-o', named])
+    : runAsync(wasmOpt, [...MAIN_OPT, join(work, 'bindgen', `${stem}_bg.wasm`), '-o', join(staging, `${stem}_bg.wasm`)]);
+  // Its rejection is seen at the await below, not as unhandled meanwhile.
+  mainDone.catch(() => {});
+  const opts = await optimizeModules(root, work, out.modules);
+  await mainDone;
   const modules = [];
-  if (existsSync(profile) && process.env.PEP_NO_COLD !== '1') {
+  if (cold) {
     // 3a. The cold split (scripts/cold-split.mjs): what the first screens do
     //     not run leaves the main module for `<stem>_cold-<digest>.wasm`.
-    const named = join(work, 'main-named.wasm');
-    await runAsync(wasmOpt, [...MAIN_OPT, '-g', join(work, 'bindgen', `${stem}_bg.wasm`), '-o', named]);
     const cold = await splitCold(root, { named, profile, work, primaryOut: join(staging, `${stem}_bg.wasm`) });
     const coldName = `${stem}_cold-${hex16(cold.body)}.wasm`;
     writeFileSync(join(staging, coldName), cold.body);
     glueJs = withColdRuntime(glueJs, coldName, sri(cold.body));
     modules.push(coldName);
     log(`split: cold split by ${profile}: ${cold.slots} functions (${cold.coldBytes} bytes of code) to ${coldName}`);
-  } else {
-    await runAsync(wasmOpt, [...MAIN_OPT, join(work, 'bindgen', `${stem}_bg.wasm`), '-o', join(staging, `${stem}_bg.wasm`)]);
   }
   writeFileSync(join(staging, glue), minifyJs(root, glueJs, glue));
   let loaderJs = readFileSync(join(work, loader), 'utf8');
   const table = {};
-  const opts = await optimized;
   for (const [i, name] of out.modules.entries()) {
     const body = readFileSync(opts[i]);
     const key = name.replace(/\.wasm$/, '');
