@@ -37,6 +37,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { bodySizes, coldSplit, readProfile } from './cold-split.mjs';
 import { withColdRuntime } from './cold-runtime.mjs';
+import { mergeChunks } from './merge-chunks.mjs';
 import { minifyJs } from './minify.mjs';
 import { shortenNames } from './short-names.mjs';
 
@@ -212,10 +213,10 @@ async function splitCold(root, { named, profile, work, primaryOut }) {
  * 101 modules, 12 s here). The output is byte for byte wasm-opt's (the same
  * pass options and Stack IR optimization; the module's names are read, as
  * wasm-opt reads them, and not written). Returns the optimized files' paths,
- * in the order of `names`.
+ * in the order of `names`. `binaryen` from loadBinaryen: the options set here
+ * stay for the chunks merged after (scripts/merge-chunks.mjs).
  */
-export async function optimizeModules(root, work, names) {
-  const binaryen = await loadBinaryen(root);
+export function optimizeModules(binaryen, work, names) {
   binaryen.setOptimizeLevel(2);
   binaryen.setShrinkLevel(2);
   binaryen.setDebugInfo(false);
@@ -236,7 +237,7 @@ export async function optimizeModules(root, work, names) {
 }
 
 /** binaryen's library from the project's pinned npm packages (scripts/setup.sh). */
-async function loadBinaryen(root) {
+export async function loadBinaryen(root) {
   let path;
   try {
     path = createRequire(join(root, '.tools', 'package.json')).resolve('binaryen');
@@ -297,11 +298,19 @@ export async function splitApp(root, staging, { log = console.log } = {}) {
     : runAsync(wasmOpt, [...MAIN_OPT, join(work, 'bindgen', `${stem}_bg.wasm`), '-o', join(staging, `${stem}_bg.wasm`)]);
   // Its rejection is seen at the await below, not as unhandled meanwhile.
   mainDone.catch(() => {});
-  const opts = await optimizeModules(root, work, out.modules);
+  const binaryen = await loadBinaryen(root);
+  const optimized = optimizeModules(binaryen, work, out.modules);
+  // 3a. The chunks merged into a few files (scripts/merge-chunks.mjs).
+  const merged = mergeChunks(binaryen, {
+    names: out.modules, opts: optimized, loaderJs: readFileSync(join(work, loader), 'utf8'),
+    read: (p) => readFileSync(p), write: (p, body) => writeFileSync(p, body),
+  });
+  log(`split: ${out.modules.length - merged.names.length + merged.groups.length} chunks in ${merged.groups.length} files (${merged.groups.map((g) => g.length).join(', ')})`);
+  const opts = merged.opts;
   await mainDone;
   const modules = [];
   if (cold) {
-    // 3a. The cold split (scripts/cold-split.mjs): what the first screens do
+    // 3b. The cold split (scripts/cold-split.mjs): what the first screens do
     //     not run leaves the main module for `<stem>_cold-<digest>.wasm`.
     const cold = await splitCold(root, { named, profile, work, primaryOut: join(staging, `${stem}_bg.wasm`) });
     const coldName = `${stem}_cold-${hex16(cold.body)}.wasm`;
@@ -311,9 +320,9 @@ export async function splitApp(root, staging, { log = console.log } = {}) {
     log(`split: cold split by ${profile}: ${cold.slots} functions (${cold.coldBytes} bytes of code) to ${coldName}`);
   }
   writeFileSync(join(staging, glue), minifyJs(root, glueJs, glue));
-  let loaderJs = readFileSync(join(work, loader), 'utf8');
+  let loaderJs = merged.loaderJs;
   const table = {};
-  for (const [i, name] of out.modules.entries()) {
+  for (const [i, name] of merged.names.entries()) {
     const body = readFileSync(opts[i]);
     const key = name.replace(/\.wasm$/, '');
     const hashed = `${stem}-${key}-${hex16(body)}.wasm`;
