@@ -92,8 +92,7 @@ const IMPORT = /^ \(import "([^"]*)" "([^"]*)" \((memory|table|global) (\$\S+) (
 /**
  * One module doing what the chunks `bufs` (optimized modules) do: their
  * imports once, their types, functions and segments side by side. Returns the
- * optimized binary (binaryen's library, with the options optimizeModules in
- * scripts/split.mjs set).
+ * optimized binary (`binaryen` as scripts/split.mjs's loadBinaryen sets it).
  */
 export function mergeModules(binaryen, bufs) {
   const imports = new Map(); // "module base" → { decl, name }
@@ -191,24 +190,24 @@ export function loaderForGroups(loaderJs, groups) {
 /**
  * Merges the chunks among `names` (the split step's modules, optimized as
  * `opts`, the same order): returns the modules left ({ names, opts }, a
- * group's file at its first chunk's place, its body written to `write(name)`)
+ * group's file at its first chunk's place, its body written by `write(path, body)`)
  * and the loader for them.
  */
 export function mergeChunks(binaryen, { names, opts, loaderJs, read, write }) {
   const needs = chunkNeeds(loaderJs);
-  const size = new Map([...needs.keys()].map((c) => {
-    const i = names.indexOf(`${c}.wasm`);
-    if (i < 0) throw new Error(`merge-chunks: the loader names ${c}, which the split step did not write`);
-    return [c, gzipSync(read(opts[i]), { level: 9 }).length];
+  const at = new Map(names.map((n, i) => [n.replace(/\.wasm$/, ''), i]));
+  const body = new Map([...needs.keys()].map((c) => {
+    if (!at.has(c)) throw new Error(`merge-chunks: the loader names ${c}, which the split step did not write`);
+    return [c, read(opts[at.get(c)])];
   }));
+  const size = new Map([...body].map(([c, b]) => [c, gzipSync(b, { level: 9 }).length]));
   const groups = groupChunks(needs, size);
   const dropped = new Set();
   for (const g of groups) {
     if (g.length === 1) continue;
-    const body = mergeModules(binaryen, g.map((c) => read(opts[names.indexOf(`${c}.wasm`)])));
-    write(opts[names.indexOf(`${g[0]}.wasm`)], body);
-    for (const c of g.slice(1)) dropped.add(`${c}.wasm`);
+    write(opts[at.get(g[0])], mergeModules(binaryen, g.map((c) => body.get(c))));
+    for (const c of g.slice(1)) dropped.add(at.get(c));
   }
-  const keep = names.map((n, i) => [n, opts[i]]).filter(([n]) => !dropped.has(n));
-  return { names: keep.map(([n]) => n), opts: keep.map(([, o]) => o), loaderJs: loaderForGroups(loaderJs, groups), groups };
+  const keep = [...names.keys()].filter((i) => !dropped.has(i));
+  return { names: keep.map((i) => names[i]), opts: keep.map((i) => opts[i]), loaderJs: loaderForGroups(loaderJs, groups), groups };
 }

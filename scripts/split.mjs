@@ -207,21 +207,14 @@ async function splitCold(root, { named, profile, work, primaryOut }) {
 
 /**
  * `wasm-opt -Oz` on each of the split step's modules `names` in `work`, in
- * this process, through binaryen's own library (the npm package whose
- * `wasm-opt` the build runs): a wasm-opt process spends ~0.4 s starting, which
- * was most of the time of the ~85 chunks of a few KB (97 s of one core for the
- * 101 modules, 12 s here). The output is byte for byte wasm-opt's (the same
- * pass options and Stack IR optimization; the module's names are read, as
+ * this process, through binaryen's own library (loadBinaryen): a wasm-opt
+ * process spends ~0.4 s starting, which was most of the time of the ~85
+ * chunks of a few KB (97 s of one core for the 101 modules, 12 s here). The
+ * output is byte for byte wasm-opt's (the module's names are read, as
  * wasm-opt reads them, and not written). Returns the optimized files' paths,
- * in the order of `names`. `binaryen` from loadBinaryen: the options set here
- * stay for the chunks merged after (scripts/merge-chunks.mjs).
+ * in the order of `names`.
  */
 export function optimizeModules(binaryen, work, names) {
-  binaryen.setOptimizeLevel(2);
-  binaryen.setShrinkLevel(2);
-  binaryen.setDebugInfo(false);
-  binaryen.setGenerateStackIR(true);
-  binaryen.setOptimizeStackIR(true);
   return names.map((name) => {
     const module = binaryen.readBinary(readFileSync(join(work, name)));
     try {
@@ -236,7 +229,12 @@ export function optimizeModules(binaryen, work, names) {
   });
 }
 
-/** binaryen's library from the project's pinned npm packages (scripts/setup.sh). */
+/**
+ * binaryen's library from the project's pinned npm packages (scripts/setup.sh,
+ * the package whose `wasm-opt` the build runs), set as `wasm-opt -Oz` sets it:
+ * its `optimize()` then runs the same passes, Stack IR optimized, and its
+ * binaries carry no names (optimizeModules, scripts/merge-chunks.mjs).
+ */
 export async function loadBinaryen(root) {
   let path;
   try {
@@ -244,7 +242,13 @@ export async function loadBinaryen(root) {
   } catch {
     throw new Error('split: binaryen is not in .tools/node_modules (scripts/setup.sh installs it)');
   }
-  return (await import(pathToFileURL(path).href)).default;
+  const binaryen = (await import(pathToFileURL(path).href)).default;
+  binaryen.setOptimizeLevel(2);
+  binaryen.setShrinkLevel(2);
+  binaryen.setDebugInfo(false);
+  binaryen.setGenerateStackIR(true);
+  binaryen.setOptimizeStackIR(true);
+  return binaryen;
 }
 
 /**
@@ -291,9 +295,9 @@ export async function splitApp(root, staging, { log = console.log } = {}) {
   const wasmOpt = tool(root, 'wasm-opt');
   let glueJs = readFileSync(join(work, 'bindgen', `${stem}.js`), 'utf8');
   const profile = join(root, 'scripts', 'hot-functions.txt');
-  const cold = existsSync(profile) && process.env.PEP_NO_COLD !== '1';
+  const withCold = existsSync(profile) && process.env.PEP_NO_COLD !== '1';
   const named = join(work, 'main-named.wasm');
-  const mainDone = cold
+  const mainDone = withCold
     ? runAsync(wasmOpt, [...MAIN_OPT, '-g', join(work, 'bindgen', `${stem}_bg.wasm`), '-o', named])
     : runAsync(wasmOpt, [...MAIN_OPT, join(work, 'bindgen', `${stem}_bg.wasm`), '-o', join(staging, `${stem}_bg.wasm`)]);
   // Its rejection is seen at the await below, not as unhandled meanwhile.
@@ -305,11 +309,11 @@ export async function splitApp(root, staging, { log = console.log } = {}) {
     names: out.modules, opts: optimized, loaderJs: readFileSync(join(work, loader), 'utf8'),
     read: (p) => readFileSync(p), write: (p, body) => writeFileSync(p, body),
   });
-  log(`split: ${out.modules.length - merged.names.length + merged.groups.length} chunks in ${merged.groups.length} files (${merged.groups.map((g) => g.length).join(', ')})`);
+  log(`split: ${merged.groups.flat().length} chunks in ${merged.groups.length} files (${merged.groups.map((g) => g.length).join(', ')})`);
   const opts = merged.opts;
   await mainDone;
   const modules = [];
-  if (cold) {
+  if (withCold) {
     // 3b. The cold split (scripts/cold-split.mjs): what the first screens do
     //     not run leaves the main module for `<stem>_cold-<digest>.wasm`.
     const cold = await splitCold(root, { named, profile, work, primaryOut: join(staging, `${stem}_bg.wasm`) });

@@ -3,25 +3,15 @@
 // Node's WebAssembly against separately instantiated chunks, the loader's
 // rewrite, and in the build what a view fetches.
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { chunkNeeds, EVERY_LOAD, groupChunks, loaderForGroups, mergeModules } from '../../scripts/merge-chunks.mjs';
+import { loadBinaryen } from '../../scripts/split.mjs';
 import { test, root } from './helpers.mjs';
 
 const FEATURES = ['--enable-mutable-globals', '--enable-bulk-memory', '--enable-sign-ext', '--enable-reference-types'];
-
-const binaryen = async () => {
-  const path = createRequire(join(root, '.tools', 'package.json')).resolve('binaryen');
-  const b = (await import(pathToFileURL(path).href)).default;
-  b.setOptimizeLevel(2);
-  b.setShrinkLevel(2);
-  b.setDebugInfo(false);
-  return b;
-};
 
 // Two chunks as crates/split-step writes them: the main module's memory,
 // table and stack pointer imported, the chunk's functions placed in table
@@ -48,7 +38,7 @@ const chunk = (slot, addr, k, text) => `(module
 )`;
 
 test('merge chunks: the merged module fills the same table slots and memory and computes the same as the chunks loaded one by one', async () => {
-  const b = await binaryen();
+  const b = await loadBinaryen(root);
   // As the split step's modules are: with their target_features section.
   const dir = mkdtempSync(join(tmpdir(), 'pep-merge-'));
   const bin = (wat) => {
