@@ -269,14 +269,14 @@ pub fn JsonBlock(#[prop(into)] text: String) -> impl IntoView {
 /// One coloured line of JSON (without its line break), a long `data:` URL abbreviated
 /// (`envelope::jsonview::abbreviate_data_url`; the text itself stays whole).
 pub fn json_line_abbrev(line: &str) -> impl IntoView {
-    use envelope::jsonview::{abbreviate_data_url, cut_long_string, Token};
+    use envelope::jsonview::{abbreviate_data_url, cut_long_string, cut_note, Token, SHOWN_ABBREVIATED};
     let runs: Vec<AnyView> = highlight_line(line)
         .into_iter()
         .map(|(t, s)| {
             // A long `data:` URL, or a string over 20 KB (issue 12: one line of
             // megabytes costs seconds of layout), shown cut.
             let string = matches!(t, Token::Str | Token::Key);
-            let title = "Shown abbreviated; Copy and Download keep it whole";
+            let title = SHOWN_ABBREVIATED;
             if let Some(short) = abbreviate_data_url(s).filter(|_| string) {
                 return view! { <span class=format!("{} j-abbr", t.class()) title=title>{short}</span> }.into_any();
             }
@@ -285,10 +285,7 @@ pub fn json_line_abbrev(line: &str) -> impl IntoView {
                     // Never cut inside a secret: it is shown masked whole.
                     let found = secrets::in_json_string(s);
                     let head = &s[..secrets::cut_point(&found, head.len())];
-                    let note = format!(
-                        " \u{27e8}{} more characters: Copy or Download give them all\u{27e9}",
-                        envelope::display::thousands(s[head.len()..].chars().count() as u64)
-                    );
+                    let note = cut_note(s[head.len()..].chars().count());
                     view! { <span class=format!("{} j-abbr", t.class()) title=title>{with_secrets(head, 0, &found)}{note}</span> }
                         .into_any()
                 }

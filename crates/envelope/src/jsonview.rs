@@ -227,6 +227,15 @@ pub fn cut_long_string(token: &str) -> Option<(&str, usize)> {
 /// What the view says of an abbreviated or cut string (its `title`).
 pub const SHOWN_ABBREVIATED: &str = "Shown abbreviated; Copy and Download keep it whole";
 
+/// What follows a cut string's head in the view: how many characters are
+/// left out, and where to get them.
+pub fn cut_note(more: usize) -> String {
+    format!(
+        " \u{27e8}{} more characters: Copy or Download give them all\u{27e9}",
+        crate::display::thousands(more as u64)
+    )
+}
+
 /// Appends one line of JSON to `out` as the JSON view's HTML: a
 /// `<span class="jl">` holding a coloured `<span>` per token, a long `data:`
 /// URL abbreviated and a string over [`STRING_SHOWN_BYTES`] cut, as the
@@ -250,11 +259,7 @@ pub fn push_line_html(line: &str, has_secret: &dyn Fn(&str) -> bool, out: &mut S
                 return false;
             }
             if let Some((head, more)) = cut_long_string(s) {
-                let note = format!(
-                    " \u{27e8}{} more characters: Copy or Download give them all\u{27e9}",
-                    crate::display::thousands(more as u64)
-                );
-                push_run(out, t, " j-abbr", &crate::display::shown(head), &note);
+                push_run(out, t, " j-abbr", &crate::display::shown(head), &cut_note(more));
                 continue;
             }
         }
