@@ -801,6 +801,11 @@ pub fn mark_first_screen_complete() {
     }
 }
 
+/// Whether the first screen is complete ([`mark_first_screen_complete`]).
+pub fn first_screen_is_complete() -> bool {
+    FIRST_SCREEN.with(|f| f.borrow().0)
+}
+
 /// Resolves once the first screen is complete ([`mark_first_screen_complete`],
 /// called by the viewer after the protocol panel's first paint), or after
 /// 5 s on a page that never says so (`/diff`, a page not found; 1.5 s was
