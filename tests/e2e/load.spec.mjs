@@ -75,14 +75,20 @@ test('a 100,000-segment document opens with progress and Cancel; Cancel keeps th
       }
     }).observe(document.body, { childList: true, subtree: true });
   });
-  // Open the big one, then Cancel from the keyboard while it is read.
+  // Open the big one, then Cancel from the keyboard while it is read. The
+  // CPU slowed sixfold meanwhile (DevTools' throttling): on a quiet machine
+  // the whole read could otherwise end between Playwright seeing the
+  // progress line and its key press arriving, leaving nothing to cancel.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 6 });
   await page.getByTestId('open-file').setInputFiles(big());
   const progress = page.getByTestId('load-progress');
-  await progress.waitFor({ timeout: 30000 });
+  await progress.waitFor({ timeout: 60000 });
   await page.keyboard.press('Enter');
   assert.ok(await page.evaluate(() => window.__cancelFocused), 'Cancel takes the keyboard focus');
   assert.equal(await page.locator('.load-status').getAttribute('aria-live'), 'polite', 'the steps are announced');
-  await progress.waitFor({ state: 'detached', timeout: 30000 });
+  await progress.waitFor({ state: 'detached', timeout: 60000 });
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
   await page.waitForTimeout(3000);
   const violations = await page.evaluate(async () => {
     const box = document.createElement('div');
