@@ -1,0 +1,40 @@
+// Where the complete first screen's time goes (bench/SIZE.md, session 18):
+// medians over N fresh loads of one address, on the page's own clock — the CSS,
+// the glue and the main module received (resource timing), the first segment
+// in the DOM, the next animation frame, the protocol panel's JSON in the DOM,
+// TrunkApplicationStarted, and the complete first screen (complete-screen.mjs).
+// No tracing (a trace slows the page). Usage:
+//   node bench/complete-phases.mjs [dist] [/ | /demo/f] [N]
+import { launch, median } from './lib.mjs';
+import { startServer } from './serve.mjs';
+import { COND } from './complete-screen.mjs';
+const srv = await startServer(process.argv[2] || 'dist', 0, {});
+const base = `http://127.0.0.1:${srv.address().port}`;
+const browser = await launch();
+const rows = [];
+for (let i = 0; i < Number(process.argv[4] || 9); i++) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, serviceWorkers: 'block' });
+  await context.addInitScript(() => {
+    window.__t = {};
+    addEventListener('TrunkApplicationStarted', () => { window.__t.started = performance.now(); });
+    document.addEventListener('DOMContentLoaded', () => { window.__t.dcl = performance.now(); });
+    const obs = new MutationObserver(() => {
+      if (!window.__t.kind && document.querySelector('[data-kind]')) { window.__t.kind = performance.now(); }
+      if (!window.__t.panel && document.querySelector('[data-testid=protocol-json]')) { window.__t.panel = performance.now(); obs.disconnect(); }
+    });
+    obs.observe(document, { childList: true, subtree: true });
+    requestAnimationFrame(function f() { if (!window.__t.fp && window.__t.kind) { window.__t.fp = performance.now(); } else requestAnimationFrame(f); });
+  });
+  const page = await context.newPage();
+  await page.goto(base + (process.argv[3] || '/'));
+  const at = await (await page.waitForFunction(COND.ours, null, { polling: 'raf' })).jsonValue();
+  const t = await page.evaluate(() => {
+    const r = Object.fromEntries(performance.getEntriesByType('resource').map((e) => [e.name.split('/').pop().replace(/-[0-9a-f]{16}/, ''), Math.round(e.responseEnd)]));
+    return { ...window.__t, wasmEnd: r['pep-app_bg.wasm'], jsEnd: r['pep-app.js'], cssEnd: r[Object.keys(r).find((k) => k.endsWith('.css'))] };
+  });
+  rows.push({ ...t, complete: at });
+  await context.close();
+}
+const keys = ['cssEnd', 'jsEnd', 'wasmEnd', 'dcl', 'kind', 'fp', 'panel', 'complete', 'started'];
+console.log(keys.map((k) => `${k} ${median(rows.map((r) => r[k] ?? NaN)).toFixed(0)}`).join(' | '));
+await browser.close(); srv.close();
