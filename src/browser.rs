@@ -809,12 +809,16 @@ pub fn first_screen_is_complete() -> bool {
 /// Resolves once the first screen is complete ([`mark_first_screen_complete`],
 /// called by the viewer after the protocol panel's first paint), or after
 /// 5 s on a page that never says so (`/diff`, a page not found; 1.5 s was
-/// shorter than a first screen on a busy 2-core machine, and the background
-/// fetches then raced it). Background
-/// fetches the first screen does not need (the secrets detector, the
-/// semantic check) wait for it: they neither delay the screen a person waits
-/// for nor add to its bytes (issue 24).
-pub async fn first_screen_complete() {
+/// shorter than a first screen on a busy 2-core machine). When it is already
+/// complete it returns at once, without a promise: what awaits it keeps its
+/// order among the frame's callbacks (a jump's correction after the
+/// conversation's window update, D180). What the first screen leaves out
+/// waits here: the conversation's measured overscan, the JSON rows below the
+/// fold.
+pub async fn first_screen_marked() {
+    if first_screen_is_complete() {
+        return;
+    }
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         let now = FIRST_SCREEN.with(|f| {
             let mut f = f.borrow_mut();
@@ -833,8 +837,15 @@ pub async fn first_screen_complete() {
         }
     });
     let _ = JsFuture::from(promise).await;
-    // Then a moment more: what waits here is background work, and the frame
-    // that completes the screen (and whoever measures it) comes first.
+}
+
+/// [`first_screen_marked`], then a moment more: background work the first
+/// screen does not need (the secrets detector's fetch, the semantic check,
+/// the service worker) waits here, so it neither delays the screen a person
+/// waits for nor adds to its bytes (issue 24), and the frame that completes
+/// the screen (and whoever measures it) comes first.
+pub async fn first_screen_complete() {
+    first_screen_marked().await;
     sleep(300).await;
 }
 

@@ -449,12 +449,8 @@ impl Ctl {
             // Until the first screen is complete, the protocol panel's frame
             // goes first: the window's measured overscan (a render and a
             // layout of its own, ~55 ms for demo F) would otherwise run
-            // between the conversation's first paint and the panel's. Later,
-            // no wait at all: the frame's callbacks keep their order (a
-            // jump's correction after this update).
-            if !browser::first_screen_is_complete() {
-                browser::first_screen_complete().await;
-            }
+            // between the conversation's first paint and the panel's.
+            browser::first_screen_marked().await;
             browser::next_frame().await;
             if ctl.dom.try_update_value(|d| d.frame_pending = false).is_some() {
                 ctl.update(false);
@@ -465,9 +461,7 @@ impl Ctl {
     pub(super) fn update_after_paint(&self) {
         let ctl = *self;
         leptos::task::spawn_local(async move {
-            if !browser::first_screen_is_complete() {
-                browser::first_screen_complete().await;
-            }
+            browser::first_screen_marked().await;
             browser::after_next_paint().await;
             if ctl.dom.try_with_value(|_| ()).is_some() {
                 ctl.update(false);
