@@ -143,6 +143,20 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
             ev.prevent_default();
         }
     };
+    // On the first screen, the rows a screen can hold: the rows below the
+    // fold (on demo F 120 of 188, three quarters of the panel's elements)
+    // join once the first screen is complete, in a render and a layout of
+    // their own; meanwhile a spacer keeps about their height, so the scroll
+    // bar does not jump, and the `<pre>` says `data-partial` (D181). (The
+    // long texts' window below renders the lines on screen anyway.)
+    let head = (browser::viewport().1 / LINE_PX).ceil() as usize + 10;
+    let all = RwSignal::new(virtual_lines || n <= head || browser::first_screen_is_complete());
+    if !all.get_untracked() {
+        leptos::task::spawn_local(async move {
+            browser::first_screen_marked().await;
+            all.try_set(true);
+        });
+    }
     let scroller = NodeRef::<html::Div>::new();
     let pre = NodeRef::<html::Pre>::new();
     let sync = entries.zip(use_context::<Navigator>());
@@ -173,6 +187,9 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
                 if let Some(sc) = browser::scroller(&el) {
                     browser::scroll_into_box(&sc, &el);
                 }
+            } else {
+                // A row below the first screen's: again once it is there.
+                all.track();
             }
         });
     }
@@ -221,11 +238,13 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
     };
     if n <= VIRTUAL_FROM_LINES {
         let first = ends.iter().position(Option::is_some);
-        // The lines shown, made as HTML a run at a time (one string, parsed
-        // once, instead of a view per token: the panel's JSON is half of the
-        // first screen); a line with a masked secret is a view of its own
-        // (its reveal button). Tracks the folds and the secrets detector.
-        let rows = move || {
+        // The lines shown from the `from`-th to before the `to`-th, made as
+        // HTML a run at a time (one string, parsed once, instead of a view
+        // per token: the panel's JSON is half of the first screen); a line
+        // with a masked secret is a view of its own (its reveal button).
+        // Tracks the folds and the secrets detector.
+        let spans = lines.clone();
+        let rows_in = move |from: usize, to: usize| {
             let has_secret = |s: &str| !secrets::in_json_string(s).is_empty();
             let mut out: Vec<AnyView> = Vec::new();
             let mut html = String::new();
@@ -236,7 +255,7 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
                 }
             };
             folded.with(|f| {
-                for k in 0..shown() {
+                for k in from..to.min(shown()) {
                     let i = at(k);
                     let (s, e) = lines[i];
                     if !push_row_html(&text[s..e], i, ends[i], Some(i) == first, f.contains(&i), &has_secret, &mut html)
@@ -249,9 +268,25 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
             flush(&mut html, &mut out);
             out
         };
+        let head_rows = {
+            let rows_in = rows_in.clone();
+            move || rows_in(0, head)
+        };
+        let tail = move || match all.get() {
+            true => rows_in(head, usize::MAX),
+            false => {
+                // About their height: the pane wraps long lines (~80
+                // characters a row at the usual width).
+                let rows: usize = (head..shown()).map(|k| spans[at(k)]).map(|(s, e)| (e - s).div_ceil(80).max(1)).sum();
+                let px = rows * LINE_H;
+                vec![view! { <span class="jrows-later" aria-hidden="true" style=format!("display:block;height:{px}px")></span> }
+                    .into_any()]
+            }
+        };
         return view! {
             <div class="json-region json-view" tabindex="0" role="region" aria-label=label on:keydown=on_key>
-                <pre class="json" data-testid="protocol-json" node_ref=pre on:click=on_click>{rows}</pre>
+                <pre class="json" data-testid="protocol-json" data-partial=move || (!all.get()).then_some("")
+                    node_ref=pre on:click=on_click>{head_rows}{tail}</pre>
             </div>
         }
         .into_any();

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { test, BASE, root, shotDir, DEMOS, newPage, axe, settle } from './helpers.mjs';
+import { test, BASE, root, shotDir, DEMOS, newPage, axe, settle, wholeJson } from './helpers.mjs';
 
 /** Runs axe at each viewport step of the conversation (its window renders only what is near). */
 async function axeScrolling(page, where) {
@@ -113,9 +113,7 @@ test('/doc: warnings listed with links, the paste dialog a modal, axe 0 with ban
     await page.waitForFunction(() => location.hash.includes('m=a-u1'));
     // The JSON pane shows the data: URL abbreviated; Download keeps it whole.
     await page.getByTestId('tab-raw').click();
-    const json = page.getByTestId('protocol-json');
-    await json.waitFor();
-    const shown = await json.textContent();
+    const shown = await (await wholeJson(page)).textContent();
     assert.ok(shown.includes('"data:image/png;base64,iVBORw0K… (12,033 chars)"'), 'abbreviated in the view');
     assert.ok(!shown.includes('A'.repeat(200)));
     const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-json').click()]);
@@ -208,8 +206,8 @@ test('JSON pane: objects and arrays fold, by mouse and keyboard', async ({ brows
   const { context, page } = await newPage(browser);
   await page.goto(`${BASE}/demo/d`);
   await page.locator('[data-message-id]').first().waitFor();
-  const json = page.getByTestId('protocol-json');
-  await json.waitFor();
+  // All its rows (the first screen holds back those below the fold: D181).
+  const json = await wholeJson(page);
   const whole = await json.textContent();
   const rows = () => page.locator('[data-testid=protocol-json] .jrow').count();
   const all = await rows();

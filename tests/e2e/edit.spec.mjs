@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test, BASE, root, shotDir, pep, pepFull, newPage, paste, exportText, exportHas, reveal, editDemo } from './helpers.mjs';
+import { test, BASE, root, shotDir, pep, pepFull, newPage, paste, exportText, exportHas, reveal, editDemo, wholeJson } from './helpers.mjs';
 
 test('edit: model, text and tool-call arguments update the export live; undo and redo; the demo stays', async ({ browser }) => {
   const { context, page } = await newPage(browser);
@@ -162,7 +162,7 @@ test('share: Copy link round trip, pep share links, damaged and oversized links'
   await other.page.locator('[data-message-id="d-u1"], [data-message-id]').first().waitFor();
   await other.page.getByTestId('tab-raw').click();
   await other.page.waitForFunction(() => document.querySelector('[data-testid=protocol-json]')?.textContent.includes('"d-'));
-  assert.deepEqual(JSON.parse(await other.page.getByTestId('protocol-json').textContent()), JSON.parse(readFileSync(join(root, 'demos/d.json'), 'utf8')));
+  assert.deepEqual(JSON.parse(await (await wholeJson(other.page)).textContent()), JSON.parse(readFileSync(join(root, 'demos/d.json'), 'utf8')));
   // Damaged links: a clear error, no crash, the page still works.
   for (const bad of ['%%%', 'AAAA', cliLink.split('#d=')[1].slice(0, 200)]) {
     await other.page.goto(`${BASE}/doc#d=${bad}`);

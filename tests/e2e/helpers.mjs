@@ -270,8 +270,14 @@ export function painted(page) {
 
 // ---- editing, sharing, export after truncation (issue 10) ----
 
-/** The export tab's JSON as text. */
-export const exportText = (page) => page.getByTestId('protocol-json').textContent();
+/** The JSON view once it holds all its rows (on the first screen it holds
+ * back the rows below the fold, with `data-partial`: D181). */
+export async function wholeJson(page) {
+  await page.locator('[data-testid=protocol-json]:not([data-partial])').waitFor({ state: 'attached' });
+  return page.getByTestId('protocol-json');
+}
+/** The export tab's JSON as text (all its rows). */
+export const exportText = async (page) => (await wholeJson(page)).textContent();
 /** Waits until the export tab's JSON does (or does not) contain `text`. */
 export async function exportHas(page, text, yes = true) {
   await page.waitForFunction(([t, y]) => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { test, BASE, root, shotDir, pep, pepFull, newPage, scan, axe, REQUESTS, LABELS, FORMATS, fileName, requestFiles, paste, pathLines, noteLines, notCarried, richAnthropic } from './helpers.mjs';
+import { test, BASE, root, shotDir, pep, pepFull, newPage, scan, axe, REQUESTS, LABELS, FORMATS, fileName, requestFiles, paste, pathLines, noteLines, notCarried, richAnthropic, wholeJson } from './helpers.mjs';
 
 test('Copy puts exactly `pep export` on the clipboard, for both tabs', async ({ browser }) => {
   const { context, page } = await newPage(browser);
@@ -196,7 +196,7 @@ test('every export format: Copy and Download equal `pep export --format X`, for 
   await page.reload();
   await page.getByTestId('protocol-json').waitFor();
   assert.equal(await page.getByTestId('export-format').inputValue(), 'curl-anthropic');
-  assert.ok((await page.getByTestId('protocol-json').textContent()).startsWith('curl '));
+  assert.ok((await (await wholeJson(page)).textContent()).startsWith('curl '));
   assert.deepEqual(page.errors, []);
   await context.close();
 });
@@ -230,7 +230,7 @@ test('the Export tab starts on the format a request came from (its replay, `pep 
     // It starts on Anthropic: the request as it was, nothing left out.
     await page.getByTestId('protocol-json').filter({ hasText: '"signature"' }).waitFor();
     assert.equal(await page.getByTestId('export-format').inputValue(), 'anthropic');
-    assert.equal(await page.getByTestId('protocol-json').textContent(), replay.stdout);
+    assert.equal(await (await wholeJson(page)).textContent(), replay.stdout);
     const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-json').click()]);
     assert.equal(readFileSync(await dl.path(), 'utf8'), replay.stdout);
     assert.equal(await page.getByTestId('export-notices').count(), 0);
@@ -291,7 +291,7 @@ test('an engine that fails to load is an error with "Try again", for an import a
   await page.unroute('**/token-worker_bg.wasm');
   await page.getByTestId('export-retry').click();
   await page.getByTestId('protocol-json').waitFor();
-  assert.equal(await page.getByTestId('protocol-json').textContent(), pep('export', '--format', 'anthropic', 'demos/c.json'));
+  assert.equal(await (await wholeJson(page)).textContent(), pep('export', '--format', 'anthropic', 'demos/c.json'));
   await page.getByTestId('load-retry').click();
   await page.waitForURL(`${BASE}/doc`);
   await page.getByTestId('imported-from').waitFor();

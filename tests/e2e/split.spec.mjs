@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test, BASE, root, newPage, paste } from './helpers.mjs';
+import { test, BASE, root, newPage, paste, pep, wholeJson } from './helpers.mjs';
 
 test('split: the first screen fetches no split module until it is complete, then only the semantic pass and the secret detector; search, Budget, Checks, Edit, Compare and Template fetch theirs on first use; a failed fetch says so and Retry recovers', async ({ browser }) => {
   const { context, page } = await newPage(browser);
@@ -135,6 +135,47 @@ test('split: the protocol panel is in the app\'s module: it joins after the firs
   await page.waitForFunction(() => document.querySelector('[data-testid=protocol-json]')?.textContent.includes('"messages"'));
   assert.deepEqual(page.errors, []);
   await context.close();
+});
+
+test('the first screen\'s JSON: the rows a screen holds, the rest (below the fold) once the screen is complete, in about the height they take; the same text as the export; a message chosen meanwhile is scrolled to (D181)', async ({ browser }) => {
+  const { context, page } = await newPage(browser);
+  // The complete first screen's frame (as bench/complete-screen.mjs sees it),
+  // recorded by the page itself: it can come before page.goto returns.
+  await context.addInitScript(() => {
+    requestAnimationFrame(function look() {
+      const j = document.querySelector('[data-testid=protocol-json]');
+      if (!(j && j.innerText.includes('messages'))) return requestAnimationFrame(look);
+      const region = j.closest('.json-region').getBoundingClientRect();
+      const rows = [...j.querySelectorAll('.jrow')];
+      window.__first = { partial: j.hasAttribute('data-partial'), rows: rows.length, last: rows.at(-1).getBoundingClientRect().bottom,
+        bottom: region.bottom, scroll: j.closest('.json-region').scrollHeight };
+    });
+  });
+  await page.goto(`${BASE}/demo/f`);
+  const first = await (await page.waitForFunction(() => window.__first)).jsonValue();
+  assert.ok(first.partial, 'demo F\'s JSON is longer than a screen: the rows below the fold wait');
+  assert.ok(first.last >= first.bottom, `the rows fill the pane (last row ends at ${first.last}, the pane at ${first.bottom})`);
+  const json = await wholeJson(page);
+  const all = await page.locator('[data-testid=protocol-json] .jrow').count();
+  const expected = pep('export', '--format', 'openai', 'demos/f.json');
+  assert.equal(all, expected.split('\n').length - (expected.endsWith('\n') ? 1 : 0), 'then every line is a row');
+  assert.ok(first.rows < all / 2, `${first.rows} of ${all} rows on the first screen`);
+  assert.equal(await json.textContent(), expected.endsWith('\n') ? expected : `${expected}\n`, 'the text of the export');
+  assert.equal(await page.locator('.jrows-later').count(), 0, 'the spacer is gone');
+  const whole = await page.evaluate(() => document.querySelector('[data-testid=protocol-json]').closest('.json-region').scrollHeight);
+  assert.ok(first.scroll > whole * 0.6 && first.scroll < whole * 1.4, `the scroll height about the same before (${first.scroll}) and after (${whole})`);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+  // A message chosen (the address) before the rows below the fold are there:
+  // the pane scrolls to its entry once they are.
+  {
+    const { context, page } = await newPage(browser);
+    await page.goto(`${BASE}/demo/f#m=${JSON.parse(readFileSync(join(root, 'demos/f.json'), 'utf8')).messages.at(-1).id}`);
+    await wholeJson(page);
+    await page.waitForFunction(() => document.querySelector('[data-testid=protocol-json]').closest('.json-region').scrollTop > 100);
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  }
 });
 
 test('split: the modules\' names and digests come in a manifest with the first split module, not with the first load; a failed or altered manifest says so and Retry recovers', async ({ browser }) => {
