@@ -49,11 +49,12 @@ fi
 # module (parsing, rewriting and writing it) keep opt-level 1 (WB_HOT): an
 # unoptimised walrus would add seconds to every release build. The two
 # installs and the npm install run side by side; each one's log is kept in
-# target/setup-*.log and shown if it fails. The light profile is set for the
-# two installs only (LIGHT), not for the app's compile below.
-LIGHT=(env CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_OPT_LEVEL=0
-  CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256 CARGO_PROFILE_RELEASE_DEBUG=false
-  CARGO_PROFILE_RELEASE_INCREMENTAL=false)
+# target/setup-*.log and shown if it fails.
+export CARGO_PROFILE_RELEASE_LTO=false
+export CARGO_PROFILE_RELEASE_OPT_LEVEL=0
+export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256
+export CARGO_PROFILE_RELEASE_DEBUG=false
+export CARGO_PROFILE_RELEASE_INCREMENTAL=false
 WB_HOT=()
 for c in walrus wasmparser wasm-encoder wasm-bindgen-cli-support wasm-bindgen-shared leb128fmt id-arena hashbrown indexmap; do
   WB_HOT+=(--config "profile.release.package.$c.opt-level=1")
@@ -69,24 +70,13 @@ run_bg() { # name, command…
 
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
   say "installing trunk $TRUNK_VERSION (no default features, light profile)"
-  run_bg trunk "${LIGHT[@]}" cargo install --locked --no-default-features "trunk@$TRUNK_VERSION"
+  run_bg trunk cargo install --locked --no-default-features "trunk@$TRUNK_VERSION"
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
   say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (light profile; its module work at opt-level 1)"
   # Not --locked: its lockfile wants a webpki-roots the registry lacks.
-  run_bg wasm-bindgen "${LIGHT[@]}" cargo install "${WB_HOT[@]}" --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
-fi
-
-# While a build tool compiles, so does the release build's Rust (D182):
-# scripts/compile.sh runs the cargo commands that Trunk and the post-build
-# hook would run next, on the core the installs leave idle for minutes (their
-# last crates build one at a time), so that `scripts/trunk.sh build --release`
-# finds them fresh. Not when the tools are installed already: then nothing
-# waits for them, and serve.sh or test.sh compiles in its own time.
-if [ "${#pids[@]}" -gt 0 ]; then
-  say "compiling the release build's Rust meanwhile (scripts/compile.sh)"
-  run_bg compile ./scripts/compile.sh
+  run_bg wasm-bindgen cargo install "${WB_HOT[@]}" --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
 fi
 
 # Node packages (binaryen's wasm-opt, esbuild for the release build's
@@ -119,7 +109,7 @@ fi
 failed=0
 for i in "${!pids[@]}"; do
   if ! wait "${pids[$i]}"; then
-    say "${names[$i]} failed; its log (target/setup-${names[$i]}.log) ends:"
+    say "installing ${names[$i]} failed; its log (target/setup-${names[$i]}.log) ends:"
     tail -n 40 "target/setup-${names[$i]}.log" >&2
     failed=1
   fi
