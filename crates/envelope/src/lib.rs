@@ -44,6 +44,7 @@ pub mod parts;
 pub mod promptpoet;
 #[cfg(feature = "recorded")]
 pub mod recorded;
+pub mod recording;
 pub mod remote;
 pub mod schema;
 pub mod search;

@@ -14,9 +14,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use envelope::engine::recorded::{
-    At, Call, Frequent, Progress, ReadError, Reply, Row, Usage, MAX_ERRORS, TOP_FINDINGS,
-};
+use envelope::engine::recorded::{At, Call, Frequent, Progress, ReadError, Reply, Row, MAX_ERRORS, TOP_FINDINGS};
 use envelope::recorded::reuse::{Cost, Reuse};
 use envelope::recorded::{self, Content};
 
@@ -130,8 +128,8 @@ impl Reading<'_> {
     }
 
     fn errors(&mut self, errors: Vec<recorded::Error>) {
-        for e in &errors {
-            self.error(e.into());
+        for e in errors {
+            self.error(e);
         }
     }
 
@@ -173,7 +171,7 @@ impl Reading<'_> {
                 self.outcome(r);
             }
             Err(e) => self.error(ReadError {
-                at: at_file(name, Some(n)),
+                at: At::line(name, Some(n)),
                 path: String::new(),
                 message: format!("the line is not UTF-8 text (byte {})", e.valid_up_to() + 1),
             }),
@@ -198,7 +196,7 @@ impl Reading<'_> {
                 Ok(b) => carry.extend_from_slice(&b),
                 Err(e) => {
                     self.error(ReadError {
-                        at: at_file(name, None),
+                        at: At::file(name),
                         path: String::new(),
                         message: format!("the file could not be read: {e}"),
                     });
@@ -237,7 +235,7 @@ impl Reading<'_> {
                 self.outcome(r);
             }
             Err(e) => self.error(ReadError {
-                at: at_file(name, None),
+                at: At::file(name),
                 path: String::new(),
                 message: format!("the file is not UTF-8 text (byte {})", e.utf8_error().valid_up_to() + 1),
             }),
@@ -248,10 +246,6 @@ impl Reading<'_> {
 /// A call's row, with our count.
 fn row(index: u32, c: &recorded::Call, cost: Option<Cost>) -> Row {
     Row { counted: cost.map(|c| c.tokens), reusable: cost.and_then(|c| c.reusable), ..Row::of(index, &c.summary()) }
-}
-
-fn at_file(name: &str, line: Option<u64>) -> At {
-    At { file: name.to_string(), line, ..At::default() }
 }
 
 /// Whether the bytes read so far start as JSON Lines (`envelope::recorded::is_json_lines`):
@@ -335,7 +329,7 @@ pub fn read_in(
         bytes: r.bytes,
         errors: std::mem::take(&mut r.errors),
         error_count: r.error_count,
-        notes: finished.notes.iter().map(|n| format!("{}: {}", At::from(&n.at), n.message)).collect(),
+        notes: finished.notes.iter().map(|n| format!("{}: {}", n.at, n.message)).collect(),
         skipped_spans: finished.skipped_spans,
         late_events: finished.late_events,
         frequent,
@@ -469,7 +463,7 @@ fn detail(index: u32, c: &recorded::Call, cost: Option<Cost>) -> Call {
         capture_hint,
         output,
         finish_reasons: c.output.as_ref().map(|o| o.finish_reasons.clone()).unwrap_or_default(),
-        usage: Usage::from(&c.usage),
+        usage: c.usage.clone(),
         error_status: c.error_status.clone(),
         notices: c.notices.clone(),
         errors: c.errors.clone(),

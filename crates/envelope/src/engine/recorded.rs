@@ -16,18 +16,22 @@
 //!   row came in): [`Reply::Call`], its envelope as JSON text and what was
 //!   recorded around it.
 //!
-//! These types mirror `crate::recorded`'s (which needs the feature
-//! `recorded`, and with it the converters, which the page's module must not
-//! carry): with that feature, `From` turns the core's into these.
+//! Where a call came from, its counts and a read's errors are
+//! `crate::recording`'s types (the same ones `crate::recorded` makes). A
+//! [`Row`] is the table's row on the wire: `crate::recorded::Row` (which
+//! needs the feature `recorded`, and with it the readers, which the page's
+//! module must not carry) with its index, our counts, its folding and the
+//! dialect's label; [`Row::of`] makes one.
 //!
 //! [`holds_calls`] is how the page tells a many-call file from one document
 //! by its first bytes, before reading it.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 use crate::diag::{Diagnostic, Notice};
+/// What made a file or a line unreadable (the page's name for `crate::recording::Error`).
+pub use crate::recording::Error as ReadError;
+pub use crate::recording::{At, Usage};
 
 /// The operation's name.
 pub const OP: &str = "recorded";
@@ -77,49 +81,6 @@ pub struct Progress {
     pub updated: Vec<Row>,
 }
 
-/// Where a call (or an error) came from: `crate::recorded::At`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct At {
-    pub file: String,
-    /// 1-based, in a JSON Lines file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line: Option<u64>,
-    /// Among the requests of one document (`requests[i]`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub index: Option<u64>,
-    /// Lowercase hex.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trace_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub span_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub custom_id: Option<String>,
-}
-
-impl fmt::Display for At {
-    /// `traces.jsonl:12 trace 4bf9… span 00f0…`, as `crate::recorded::At` writes it.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.file)?;
-        if let Some(l) = self.line {
-            write!(f, ":{l}")?;
-        }
-        if let Some(i) = self.index {
-            write!(f, " requests[{i}]")?;
-        }
-        if let Some(t) = &self.trace_id {
-            write!(f, " trace {t}")?;
-        }
-        if let Some(s) = &self.span_id {
-            write!(f, " span {s}")?;
-        }
-        if let Some(c) = &self.custom_id {
-            write!(f, " custom_id {}", serde_json::Value::String(c.clone()))?;
-        }
-        Ok(())
-    }
-}
-
 /// A call as the table shows it: `crate::recorded::Row`, and its index.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -166,49 +127,11 @@ pub struct Row {
     pub folded: bool,
 }
 
-/// What makes a file or a line unreadable, and where.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReadError {
-    pub at: At,
-    /// A JSON path within the line or document; empty for the whole.
-    pub path: String,
-    pub message: String,
-}
-
-impl fmt::Display for ReadError {
-    /// `file:line trace …: path: message`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.at)?;
-        if !self.path.is_empty() {
-            write!(f, "{}: ", self.path)?;
-        }
-        f.write_str(&self.message)
-    }
-}
-
 /// A finding and how many calls have it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Frequent {
     pub message: String,
     pub calls: u64,
-}
-
-/// Token counts as recorded (`crate::recorded::Usage`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Usage {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_read_input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_creation_input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning_output_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total_tokens: Option<u64>,
 }
 
 /// One call in full.
@@ -402,25 +325,12 @@ mod from_core {
     use super::*;
     use crate::recorded;
 
-    impl From<&recorded::At> for At {
-        fn from(a: &recorded::At) -> At {
-            At {
-                file: a.file.clone(),
-                line: a.line,
-                index: a.index,
-                trace_id: a.trace_id.clone(),
-                span_id: a.span_id.clone(),
-                custom_id: a.custom_id.clone(),
-            }
-        }
-    }
-
     impl Row {
         /// The row of a call, `index` its place in the recording.
         pub fn of(index: u32, r: &recorded::Row) -> Row {
             Row {
                 index,
-                at: (&r.at).into(),
+                at: r.at.clone(),
                 start_ns: r.start_ns,
                 duration_ns: r.duration_ns,
                 provider: r.provider.clone(),
@@ -436,25 +346,6 @@ mod from_core {
                 notices: r.notices,
                 errors: r.errors,
                 folded: false,
-            }
-        }
-    }
-
-    impl From<&recorded::Error> for ReadError {
-        fn from(e: &recorded::Error) -> ReadError {
-            ReadError { at: (&e.at).into(), path: e.path.clone(), message: e.message.clone() }
-        }
-    }
-
-    impl From<&recorded::Usage> for Usage {
-        fn from(u: &recorded::Usage) -> Usage {
-            Usage {
-                input_tokens: u.input_tokens,
-                output_tokens: u.output_tokens,
-                cache_read_input_tokens: u.cache_read_input_tokens,
-                cache_creation_input_tokens: u.cache_creation_input_tokens,
-                reasoning_output_tokens: u.reasoning_output_tokens,
-                total_tokens: u.total_tokens,
             }
         }
     }

@@ -128,10 +128,12 @@ pub mod otlp;
 #[cfg(feature = "diff")]
 pub mod reuse;
 
+/// Where a call came from, its recorded counts, what made a line unreadable:
+/// `crate::recording`, which the page's module reads without this feature.
+pub use crate::recording::{At, Error, Usage};
 pub use folding::Folding;
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -139,64 +141,6 @@ use serde_json::{Map, Value};
 use crate::diag::{Diagnostic, Notice};
 use crate::import::Format;
 use crate::types::{Envelope, Message, Role, Segment};
-
-/// Where a call (or an error) came from.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct At {
-    /// The file's name as given.
-    pub file: String,
-    /// The 1-based line, in a JSON Lines file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line: Option<u64>,
-    /// The 0-based position among the requests of one document (an
-    /// Anthropic batch's `requests[i]`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub index: Option<u64>,
-    /// Lowercase hex.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trace_id: Option<String>,
-    /// Lowercase hex.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub span_id: Option<String>,
-    /// A batch request's `custom_id`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub custom_id: Option<String>,
-}
-
-impl At {
-    pub fn file(name: &str) -> At {
-        At { file: name.to_string(), ..At::default() }
-    }
-
-    pub fn line(name: &str, line: Option<u64>) -> At {
-        At { file: name.to_string(), line, ..At::default() }
-    }
-}
-
-impl fmt::Display for At {
-    /// `traces.jsonl:12 trace 4bf9… span 00f0…`, `batch.jsonl:3 custom_id "r-1"`,
-    /// `anthropic.json requests[2]`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.file)?;
-        if let Some(l) = self.line {
-            write!(f, ":{l}")?;
-        }
-        if let Some(i) = self.index {
-            write!(f, " requests[{i}]")?;
-        }
-        if let Some(t) = &self.trace_id {
-            write!(f, " trace {t}")?;
-        }
-        if let Some(s) = &self.span_id {
-            write!(f, " span {s}")?;
-        }
-        if let Some(c) = &self.custom_id {
-            write!(f, " custom_id {}", serde_json::Value::String(c.clone()))?;
-        }
-        Ok(())
-    }
-}
 
 /// How a call was recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -351,33 +295,6 @@ pub struct Output {
     pub response_model: Option<String>,
 }
 
-/// Token counts as the recording states them (`gen_ai.usage.*`,
-/// `llm.token_count.*`, …); `None` where it states nothing.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Usage {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_tokens: Option<u64>,
-    /// Input tokens served from the provider's prompt cache.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_read_input_tokens: Option<u64>,
-    /// Input tokens written to the provider's prompt cache.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_creation_input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning_output_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total_tokens: Option<u64>,
-}
-
-impl Usage {
-    pub fn is_empty(&self) -> bool {
-        *self == Usage::default()
-    }
-}
-
 /// One recorded model call.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -520,34 +437,6 @@ pub struct Row {
     pub last_user: Option<String>,
     pub notices: u32,
     pub errors: u32,
-}
-
-/// What makes a file or a line unreadable, and where.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Error {
-    pub at: At,
-    /// A JSON path within the line or document (`resourceSpans[0]…traceId`,
-    /// `body.messages[2]`), or `line L column C` for a syntax error; empty
-    /// for the whole.
-    pub path: String,
-    pub message: String,
-}
-
-impl Error {
-    pub fn new(at: At, path: impl Into<String>, message: impl Into<String>) -> Error {
-        Error { at, path: path.into(), message: message.into() }
-    }
-}
-
-impl fmt::Display for Error {
-    /// `file:line trace … span …: path: message`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.at)?;
-        if !self.path.is_empty() {
-            write!(f, "{}: ", self.path)?;
-        }
-        f.write_str(&self.message)
-    }
 }
 
 /// Something about a file worth saying that is no call's: a metrics line
