@@ -107,8 +107,10 @@ if [ "$profile" = 1 ]; then
   rm -rf "$prof" && mkdir -p "$prof" && cp -r dist/. "$prof/"
   wasm-bindgen --target web --out-dir "$prof" --out-name pep-app-prof target/bench-prof/wasm32-unknown-unknown/release/pep-app.wasm
   # index.html loads the named build instead (and drops the preload links of
-  # the files it replaces, which carry their integrity hashes).
+  # the files it replaces, which carry their integrity hashes, and the CSP,
+  # whose hashes of the inline scripts the renaming breaks: a profiling copy
+  # served on 127.0.0.1 only).
   sed -i -E -e 's#/pep-app-[0-9a-f]+\.js#/pep-app-prof.js#g' -e 's#/pep-app-[0-9a-f]+_bg\.wasm#/pep-app-prof_bg.wasm#g' \
-    -e 's#<link rel="(modulepreload|preload)"[^>]*>##g' "$prof/index.html"
+    -e 's#<link rel="(modulepreload|preload)"[^>]*>##g' -e 's#<meta http-equiv="Content-Security-Policy"[^>]*>##' "$prof/index.html"
   node bench/profile.mjs "$prof"
 fi
