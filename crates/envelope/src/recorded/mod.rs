@@ -492,18 +492,73 @@ pub fn read(files: &[(&str, &str)]) -> Result<Recorded, Vec<Error>> {
 /// when both name one. Two calls of one scope are never one (parallel
 /// requests are separate calls).
 fn same_request(a: &Call, b: &Call) -> bool {
-    let (Some(ta), Some(tb)) = (&a.at.trace_id, &b.at.trace_id) else { return false };
-    let (Some(sa), Some(sb)) = (&a.at.span_id, &b.at.span_id) else { return false };
-    let (Some(ca), Some(cb)) = (&a.scope, &b.scope) else { return false };
-    let (Some(a0), Some(a1), Some(b0), Some(b1)) = (a.start_ns, a.end_ns, b.start_ns, b.end_ns) else { return false };
-    let related = a.parent_span_id.as_ref() == Some(sb)
-        || b.parent_span_id.as_ref() == Some(sa)
-        || (a.parent_span_id.is_some() && a.parent_span_id == b.parent_span_id);
-    let models = match (&a.model, &b.model) {
-        (Some(x), Some(y)) => x == y,
-        _ => true,
-    };
-    ta == tb && sa != sb && ca != cb && a0 <= b1 && b0 <= a1 && related && models
+    Span::of(a).same_request(&Span::of(b))
+}
+
+/// What [`same_request`] compares of a call: where and when its span ran,
+/// which instrumentation recorded it, its model. Borrowed from a call, or
+/// owned (`Span<String>`) by whoever keeps it after the call is gone
+/// (`reuse`).
+#[derive(Clone, Debug)]
+pub(crate) struct Span<S = String> {
+    trace_id: Option<S>,
+    span_id: Option<S>,
+    parent_span_id: Option<S>,
+    scope: Option<S>,
+    model: Option<S>,
+    start_ns: Option<u64>,
+    end_ns: Option<u64>,
+}
+
+impl<'a> Span<&'a str> {
+    pub(crate) fn of(c: &'a Call) -> Span<&'a str> {
+        Span {
+            trace_id: c.at.trace_id.as_deref(),
+            span_id: c.at.span_id.as_deref(),
+            parent_span_id: c.parent_span_id.as_deref(),
+            scope: c.scope.as_deref(),
+            model: c.model.as_deref(),
+            start_ns: c.start_ns,
+            end_ns: c.end_ns,
+        }
+    }
+
+    pub(crate) fn owned(&self) -> Span<String> {
+        let own = |s: Option<&str>| s.map(str::to_string);
+        Span {
+            trace_id: own(self.trace_id),
+            span_id: own(self.span_id),
+            parent_span_id: own(self.parent_span_id),
+            scope: own(self.scope),
+            model: own(self.model),
+            start_ns: self.start_ns,
+            end_ns: self.end_ns,
+        }
+    }
+}
+
+impl<S: AsRef<str>> Span<S> {
+    /// Two spans of one request: the same trace, other spans by other
+    /// instrumentations, overlapping in time, one the other's parent or
+    /// both of one parent, and no two models named.
+    pub(crate) fn same_request(&self, b: &Span<S>) -> bool {
+        fn s<S: AsRef<str>>(x: &Option<S>) -> Option<&str> {
+            x.as_ref().map(AsRef::as_ref)
+        }
+        let (Some(ta), Some(tb)) = (s(&self.trace_id), s(&b.trace_id)) else { return false };
+        let (Some(sa), Some(sb)) = (s(&self.span_id), s(&b.span_id)) else { return false };
+        let (Some(ca), Some(cb)) = (s(&self.scope), s(&b.scope)) else { return false };
+        let (Some(a0), Some(a1), Some(b0), Some(b1)) = (self.start_ns, self.end_ns, b.start_ns, b.end_ns) else {
+            return false;
+        };
+        let (pa, pb) = (s(&self.parent_span_id), s(&b.parent_span_id));
+        let related = pa == Some(sb) || pb == Some(sa) || (pa.is_some() && pa == pb);
+        let models = match (s(&self.model), s(&b.model)) {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        };
+        ta == tb && sa != sb && ca != cb && a0 <= b1 && b0 <= a1 && related && models
+    }
 }
 
 /// How much of the request a call holds: (captured, messages, segments).

@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 
-use super::{same_request, Call, Content};
+use super::{Call, Span};
 use crate::diff::cache::Prompt;
 
 /// A call's prompt as we count it.
@@ -31,8 +31,8 @@ pub struct Cost {
 
 /// The last call of each trace (or file).
 struct Last {
-    /// The call without its content (what [`same_request`] compares).
-    call: Call,
+    /// What tells a twin of it (`super::same_request`).
+    span: Span,
     prompt: Prompt,
     reusable: Option<u64>,
 }
@@ -58,29 +58,12 @@ impl Reuse {
         let prompt = Prompt::of(env);
         let tokens = prompt.tokens();
         if let Some(last) = self.last.get(&key) {
-            if same_request(&last.call, call) {
+            if last.span.same_request(&Span::of(call).owned()) {
                 return Some(Cost { tokens, reusable: last.reusable.map(|r| r.min(tokens)) });
             }
         }
         let reusable = self.last.get(&key).map(|last| prompt.reusable_from(&last.prompt));
-        let bare = Call {
-            at: call.at.clone(),
-            start_ns: call.start_ns,
-            end_ns: call.end_ns,
-            name: None,
-            parent_span_id: call.parent_span_id.clone(),
-            scope: call.scope.clone(),
-            provider: None,
-            model: call.model.clone(),
-            dialect: call.dialect,
-            content: Content::NotCaptured { how: String::new(), params: None },
-            output: None,
-            usage: Default::default(),
-            error_status: None,
-            notices: Vec::new(),
-            errors: Vec::new(),
-        };
-        self.last.insert(key, Last { call: bare, prompt, reusable });
+        self.last.insert(key, Last { span: Span::of(call).owned(), prompt, reusable });
         Some(Cost { tokens, reusable })
     }
 }
