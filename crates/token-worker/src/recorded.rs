@@ -170,11 +170,11 @@ impl Reading<'_> {
                 let r = self.reader.line(name, n, text);
                 self.outcome(r);
             }
-            Err(e) => self.error(ReadError {
-                at: At::line(name, Some(n)),
-                path: String::new(),
-                message: format!("the line is not UTF-8 text (byte {})", e.valid_up_to() + 1),
-            }),
+            Err(e) => self.error(ReadError::new(
+                At::line(name, Some(n)),
+                "",
+                format!("the line is not UTF-8 text (byte {})", e.valid_up_to() + 1),
+            )),
         }
         if n.is_multiple_of(64) {
             self.maybe_post(false);
@@ -195,11 +195,7 @@ impl Reading<'_> {
             match source.read(offset, end) {
                 Ok(b) => carry.extend_from_slice(&b),
                 Err(e) => {
-                    self.error(ReadError {
-                        at: At::file(name),
-                        path: String::new(),
-                        message: format!("the file could not be read: {e}"),
-                    });
+                    self.error(ReadError::new(At::file(name), "", format!("the file could not be read: {e}")));
                     self.bytes += size - offset;
                     return;
                 }
@@ -234,11 +230,11 @@ impl Reading<'_> {
                 let r = self.reader.file(name, &text);
                 self.outcome(r);
             }
-            Err(e) => self.error(ReadError {
-                at: At::file(name),
-                path: String::new(),
-                message: format!("the file is not UTF-8 text (byte {})", e.utf8_error().valid_up_to() + 1),
-            }),
+            Err(e) => self.error(ReadError::new(
+                At::file(name),
+                "",
+                format!("the file is not UTF-8 text (byte {})", e.utf8_error().valid_up_to() + 1),
+            )),
         }
     }
 }

@@ -498,7 +498,7 @@ fn same_request(a: &Call, b: &Call) -> bool {
 /// What [`same_request`] compares of a call: where and when its span ran,
 /// which instrumentation recorded it, its model. Borrowed from a call, or
 /// owned (`Span<String>`) by whoever keeps it after the call is gone
-/// (`reuse`).
+/// (`reuse`); either compares with either.
 #[derive(Clone, Debug)]
 pub(crate) struct Span<S = String> {
     trace_id: Option<S>,
@@ -541,7 +541,7 @@ impl<S: AsRef<str>> Span<S> {
     /// Two spans of one request: the same trace, other spans by other
     /// instrumentations, overlapping in time, one the other's parent or
     /// both of one parent, and no two models named.
-    pub(crate) fn same_request(&self, b: &Span<S>) -> bool {
+    pub(crate) fn same_request<T: AsRef<str>>(&self, b: &Span<T>) -> bool {
         fn s<S: AsRef<str>>(x: &Option<S>) -> Option<&str> {
             x.as_ref().map(AsRef::as_ref)
         }

@@ -58,7 +58,7 @@ impl Reuse {
         let prompt = Prompt::of(env);
         let tokens = prompt.tokens();
         if let Some(last) = self.last.get(&key) {
-            if last.span.same_request(&Span::of(call).owned()) {
+            if last.span.same_request(&Span::of(call)) {
                 return Some(Cost { tokens, reusable: last.reusable.map(|r| r.min(tokens)) });
             }
         }
