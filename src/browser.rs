@@ -668,6 +668,24 @@ pub async fn next_frame() {
     let _ = JsFuture::from(promise).await;
 }
 
+/// Resolves when the browser is idle (`requestIdleCallback`), or after
+/// `timeout_ms` at the latest; after a zero-delay [`sleep`] where there is no
+/// idle callback. Work that no one is waiting for yields to every task
+/// already queued (input, a message) before it starts.
+pub async fn idle(timeout_ms: u32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let Some(w) = web_sys::window() else { return };
+        let ask =
+            Reflect::get(&w, &"requestIdleCallback".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        let options = js_sys::Object::new();
+        let _ = Reflect::set(&options, &"timeout".into(), &JsValue::from(timeout_ms));
+        if ask.is_none_or(|f| f.call2(&w, &resolve, &options).is_err()) {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
 /// Whether the user has selected text in the page (a click that ends a
 /// selection is not a "go there").
 pub fn has_selection() -> bool {

@@ -113,12 +113,15 @@ pub fn FilterMenu(doc: Arc<Doc>) -> impl IntoView {
         .collect();
     let roles: Vec<Role> =
         Role::ALL.into_iter().filter(|r| doc.envelope.messages.iter().any(|m| m.role == *r)).collect();
-    view! {
-        <details class="menu filter-menu" data-testid="filter" name=MENUS>
-            <summary class="btn small" class:on=move || filter.with(|f| f.is_active())>
-                <Ico icon=Icon::ListFilter/>" Filter"
-            </summary>
-            <div class="menu-body">
+    // The choices are made the first time the menu opens (D183); they stay.
+    let opened = RwSignal::new(false);
+    let body = move || {
+        if !opened.get() {
+            return None;
+        }
+        let roles = roles.clone();
+        let kinds = kinds.clone();
+        Some(view! {
                 <fieldset>
                     <legend>"Roles"</legend>
                     {roles.into_iter().map(|r| view! {
@@ -142,7 +145,19 @@ pub fn FilterMenu(doc: Arc<Doc>) -> impl IntoView {
                     }).collect::<Vec<_>>()}
                 </fieldset>
                 <p class="muted small">"None ticked shows all. A message shows when its role is ticked and it has a segment of a ticked kind."</p>
-            </div>
+        })
+    };
+    view! {
+        <details class="menu filter-menu" data-testid="filter" name=MENUS on:toggle=move |ev| {
+            let el: web_sys::HtmlDetailsElement = event_target(&ev);
+            if el.open() {
+                opened.set(true);
+            }
+        }>
+            <summary class="btn small" class:on=move || filter.with(|f| f.is_active())>
+                <Ico icon=Icon::ListFilter/>" Filter"
+            </summary>
+            <div class="menu-body">{body}</div>
         </details>
     }
 }

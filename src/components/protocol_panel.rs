@@ -116,10 +116,9 @@ pub fn ProtocolPanel(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoVi
         Checks::new(doc);
     }
     let status = RwSignal::new(None::<(bool, String)>);
-    // The panel joins after the conversation's first paint (the viewer). A
-    // document made at once (`Doc::at_once`, every demo) has its JSON in the
-    // panel's own first frame; a larger one's follows a frame later rather
-    // than lengthening it.
+    // A document made at once (`Doc::at_once`, every demo) has its JSON in
+    // the panel's first frame, which is the conversation's (the viewer,
+    // D183); a larger one's follows a frame later rather than lengthening it.
     let at_once = move || doc.with_untracked(|d| d.as_ref().is_some_and(|d| d.at_once()));
     let ready = RwSignal::new(at_once());
     Effect::new(move |_| {

@@ -107,8 +107,12 @@ pub fn Shortcuts(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
         let open = expansion.is_open_untracked(key, default_open(&message.segments[s]));
         expansion.set(key, !open);
     };
+    // The list is made the first time the dialog opens: the first screen
+    // does not build what it does not show (D183).
+    let listed = RwSignal::new(false);
     let open_dialog = move || {
         if let Some(d) = dialog.get_untracked() {
+            listed.set(true);
             opener.set_value(browser::active_element().map(SendWrapper::new));
             browser::show_modal(&d);
         }
@@ -152,11 +156,13 @@ pub fn Shortcuts(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     view! {
         <dialog class="shortcuts" node_ref=dialog aria-labelledby="shortcuts-title" data-testid="shortcuts" on:close=on_close>
             <h2 id="shortcuts-title">"Keyboard shortcuts"</h2>
-            <table>
-                <tbody>
-                    {SHORTCUTS.iter().map(|(k, what)| view! { <tr><th scope="row"><kbd>{*k}</kbd></th><td>{*what}</td></tr> }).collect::<Vec<_>>()}
-                </tbody>
-            </table>
+            {move || listed.get().then(|| view! {
+                <table>
+                    <tbody>
+                        {SHORTCUTS.iter().map(|(k, what)| view! { <tr><th scope="row"><kbd>{*k}</kbd></th><td>{*what}</td></tr> }).collect::<Vec<_>>()}
+                    </tbody>
+                </table>
+            })}
             <button type="button" class="btn" on:click=close autofocus>"Close"</button>
         </dialog>
     }

@@ -36,21 +36,35 @@ pub fn Viewer(#[prop(into)] doc: Signal<Option<Arc<Doc>>>) -> impl IntoView {
     provide_context(filter);
     provide_context(Search::new(doc, filter, nav));
     let split = prefs.split;
-    // The protocol panel (tabs, export, JSON) joins in the frame after the
-    // first paint of a document: its code is in the app's module (it is half
-    // of the first screen: issue 24), but its DOM and its export stay off the
-    // first frame, which holds the conversation only.
-    let panel = RwSignal::new(false);
+    // The protocol panel (tabs, export, JSON) is half of the first screen
+    // (issue 24). A document made at once (`Doc::at_once`, every demo) has it
+    // in the conversation's own first frame (D183); a larger one's joins in
+    // the frame after the conversation's first paint, so that the
+    // conversation is not held back by its export (D113).
+    let at_once = move || doc.with_untracked(|d| d.as_ref().is_some_and(|d| d.at_once()));
+    let panel = RwSignal::new(at_once());
+    let started = StoredValue::new(false);
     Effect::new(move |_| {
-        if !panel.get() && doc.with(Option::is_some) {
-            leptos::task::spawn_local(async move {
+        if started.get_value() || doc.with(Option::is_none) {
+            return;
+        }
+        started.set_value(true);
+        let now = at_once();
+        if now && !panel.get_untracked() {
+            panel.set(true);
+        }
+        leptos::task::spawn_local(async move {
+            if !now {
                 browser::after_next_paint().await;
                 panel.try_set(true);
-                // The panel's first frame: the first screen is complete.
-                browser::after_next_paint().await;
-                browser::mark_first_screen_complete();
-            });
-        }
+            }
+            // The panel's first frame: the first screen is complete. What
+            // waits for the mark (the rows below the fold, the overscan, the
+            // cold module) starts once the page is idle after it.
+            browser::after_next_paint().await;
+            browser::idle(250).await;
+            browser::mark_first_screen_complete();
+        });
     });
     let dragging = RwSignal::new(false);
     // On a phone one pane shows at a time; the bottom bar switches (CSS hides it on wider screens).

@@ -112,21 +112,23 @@ test('split: the first screen fetches no split module until it is complete, then
   await context.close();
 });
 
-test('split: the protocol panel is in the app\'s module: it joins after the first segment is painted, with no fetch and no Loading…, and its tabs work', async ({ browser }) => {
+test('split: the protocol panel is in the app\'s module: a demo\'s panel is in the conversation\'s first frame (D183), with no fetch and no Loading…, and its tabs work', async ({ browser }) => {
   const { context, page } = await newPage(browser);
   await context.addInitScript(() => {
     window.__t = {};
     new MutationObserver(() => {
-      const now = performance.now();
-      if (!window.__t.seg && document.querySelector('[data-message-id]')) window.__t.seg = now;
-      if (!window.__t.json && document.querySelector('[data-testid=protocol-json]')) window.__t.json = now;
+      if (!window.__t.seg && document.querySelector('[data-message-id]')) {
+        window.__t.seg = true;
+        // The first frame that has the conversation: is the panel's JSON in it?
+        requestAnimationFrame(() => { window.__t.jsonInFrame = !!document.querySelector('[data-testid=protocol-json]'); });
+      }
       if (document.querySelector('[data-testid=split-loading]')) window.__t.loading = true;
     }).observe(document, { childList: true, subtree: true });
   });
   await page.goto(`${BASE}/demo/d`);
   await page.getByTestId('protocol-json').waitFor({ timeout: 60000 });
-  const t = await page.evaluate(() => window.__t);
-  assert.ok(t.seg < t.json, `the conversation first (${t.seg} ms), then the panel (${t.json} ms)`);
+  const t = await (await page.waitForFunction(() => 'jsonInFrame' in window.__t && window.__t)).jsonValue();
+  assert.ok(t.jsonInFrame, 'the panel\'s JSON is in the first frame that shows the conversation');
   assert.ok(!t.loading, 'the pane never said Loading…');
   const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /split_protocol/.test(n)));
   assert.deepEqual(fetched, [], 'no module of its own');
