@@ -6,9 +6,21 @@
 // (ours: `[data-message-id] table` and `[data-testid=protocol-json]`; React
 // stand-in: `[data-segment] table` and a `<pre>` holding `"messages"`).
 //
+// Two clocks, both for each load (D183):
+//   - `ms`, the harness's: navigation → `waitForFunction(COND, raf)` in this
+//     process sees the condition (what complete.py times). It cannot start
+//     polling before `page.goto` returns (the page's load event), and needs
+//     main-thread turns of its own to install: it adds to a page busy at
+//     its load event what it does not add to one idle then.
+//   - `painted`, the page's own: navigation → the end of the main thread's
+//     work on the first frame in which the condition's DOM is there (a
+//     MutationObserver notes the DOM; that frame's animation-frame callback
+//     posts a message, which runs once the frame's style, layout and paint
+//     are done). No polling, so nothing of the harness's in between.
+//
 // `completeLoad(browser, url, who)` loads `url` in a fresh context and
-// returns { ms, files: [paths fetched until then] }; `bytesOf(dist, files)`
-// sums their gzip -9 sizes (what a person waits for).
+// returns { ms, painted, files: [paths fetched until then] }; `bytesOf(dist,
+// files)` sums their gzip -9 sizes (what a person waits for).
 import { readFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -28,9 +40,35 @@ export const COND = {
     && [...document.querySelectorAll('pre')].some((p) => p.innerText.includes('"messages"')) && performance.now(),
 };
 
-/** One load in a fresh context: ms until the complete first screen, and the paths fetched until then. */
+/**
+ * The page's own clock (an init script): `window.__pepPainted` becomes the
+ * time the first frame holding COND's DOM was done (its style, layout, paint).
+ * Text is read with `textContent` (no layout forced).
+ */
+function paintedClock(react) {
+  const has = react
+    ? () => document.querySelector('[data-segment] table')
+      && [...document.querySelectorAll('pre')].some((p) => p.textContent.includes('"messages"'))
+    : () => document.querySelector(/\/demo\/[b-z]$/.test(location.pathname)
+      ? '[data-message-id] .md:not(.md-plain) p, [data-message-id] .md:not(.md-plain) li'
+      : '[data-message-id] table')
+      && (document.querySelector('[data-testid=protocol-json]')?.textContent || '').includes('messages');
+  const seen = new MutationObserver(() => {
+    if (!has()) return;
+    seen.disconnect();
+    requestAnimationFrame(() => {
+      const after = new MessageChannel();
+      after.port1.onmessage = () => { window.__pepPainted = performance.now(); };
+      after.port2.postMessage(0);
+    });
+  });
+  seen.observe(document, { childList: true, subtree: true, characterData: true });
+}
+
+/** One load in a fresh context: ms until the complete first screen (both clocks), and the paths fetched until then. */
 export async function completeLoad(browser, url, who = 'ours', viewport = { width: 1400, height: 900 }) {
   const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
+  await context.addInitScript(paintedClock, who === 'react');
   const page = await context.newPage();
   const origin = new URL(url).origin;
   const files = new Set();
@@ -45,6 +83,7 @@ export async function completeLoad(browser, url, who = 'ours', viewport = { widt
   const at = await (await page.waitForFunction(COND[who], null, { timeout: 60000, polling: 'raf' })).jsonValue();
   const ms = performance.now() - t0;
   done = true;
+  const painted = await (await page.waitForFunction(() => window.__pepPainted, null, { timeout: 60000 })).jsonValue();
   // What the page itself started after that frame is not what the screen
   // waited for (this process hears of requests late on a busy machine).
   const entries = await page.evaluate(() => performance.getEntriesByType('resource')
@@ -53,7 +92,7 @@ export async function completeLoad(browser, url, who = 'ours', viewport = { widt
   const how = Object.fromEntries(entries.map(([path, , initiator]) => [path, initiator]));
   await context.close();
   if (errors.length) throw new Error(`${url}: page errors: ${errors.join('; ')}`);
-  return { ms, files: [...files].filter((f) => !late.has(f)).sort(), how };
+  return { ms, painted, files: [...files].filter((f) => !late.has(f)).sort(), how };
 }
 
 /** gzip -9 bytes of each fetched path, as served from `dist` (`/x` → dist/x; a page path → index.html). */
