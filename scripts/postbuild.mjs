@@ -114,6 +114,25 @@ export function compileEarly(html) {
   return html.replace(loader, 'module_or_path: window.__pepWasm || $1').replace('</head>', `  ${EARLY_COMPILE}\n</head>`);
 }
 
+/**
+ * `html` with Trunk's loader starting the app in a task after the load event
+ * instead of awaiting it at the module's top level (D184). Awaited there, the
+ * start-up (main(), the first screen's views) held DOMContentLoaded and the
+ * load event until it was done; after load it starts as soon as what it needs
+ * is there (the load event waits for the same stylesheet, glue and preloaded
+ * module), and the page's load event no longer waits for the app.
+ */
+export function startAfterLoad(html) {
+  const loader = /const wasm = await init\((\{[^;]*\})\);([\s\S]*?)(<\/script>)/;
+  const m = html.match(loader);
+  if (!m || !/dispatchEvent\(new CustomEvent\("TrunkApplicationStarted"/.test(m[2])) {
+    throw new Error("postbuild: Trunk's loader is not as expected (start after load)");
+  }
+  const start = `const start = () => init(${m[1]}).then((wasm) => {${m[2]}});\n`
+    + "if (document.readyState === 'complete') setTimeout(start); else addEventListener('load', () => setTimeout(start), { once: true });\n";
+  return html.replace(loader, `${start}${m[3]}`);
+}
+
 /** Minifies each stylesheet index.html links (Trunk's hashed `main-….css`) and rewrites its SRI digest. */
 export function minifyStylesheets(dir, html) {
   let seen = 0;
@@ -148,7 +167,7 @@ async function finish(dir, release) {
   if (release) {
     html = minifyStylesheets(dir, html);
     html = html.replace('</head>', '  <meta name="pep-sw" content="sw.js" />\n</head>');
-    html = compileEarly(html);
+    html = startAfterLoad(compileEarly(html));
   }
   const csp = cspDirectives(inlineScriptHashes(html)).join('; ');
   if (!/http-equiv="Content-Security-Policy"/.test(html)) {

@@ -137,12 +137,22 @@ test('Markdown: rendered when its message first enters the page, by the app\'s o
   await context.close();
 });
 
-test('the app module compiles from <head>: downloaded once, handed to the loader; a module the early compile cannot take still starts the app', async ({ browser }) => {
+test('the app module compiles from <head>: downloaded once, handed to the loader, the app started after the load event (D184); a module the early compile cannot take still starts the app', async ({ browser }) => {
   const main = /\/pep-app-[0-9a-f]+_bg\.wasm$/;
   {
     const { context, page } = await newPage(browser);
+    await context.addInitScript(() => {
+      window.__order = [];
+      addEventListener('load', () => window.__order.push('load'));
+      addEventListener('TrunkApplicationStarted', () => window.__order.push('started'));
+      new MutationObserver((_, o) => {
+        if (document.querySelector('[data-kind]')) { window.__order.push('segment'); o.disconnect(); }
+      }).observe(document, { childList: true, subtree: true });
+    });
     await page.goto(`${BASE}/`);
     await page.locator('[data-kind]').first().waitFor();
+    await page.waitForFunction(() => window.__order.includes('started'));
+    assert.deepEqual(await page.evaluate(() => window.__order), ['load', 'segment', 'started'], 'the load event does not wait for the app');
     assert.equal(await page.evaluate(async () => (await window.__pepWasm) instanceof WebAssembly.Module), true, 'the early compile made the module');
     // Resource timing has an entry per request the page made (the preload
     // and any fetch it did not serve), from the network or the cache.
