@@ -713,6 +713,8 @@ async fn outline_and_filter_open_one_at_a_time_and_escape_closes_them() {
     // Opening the filter closes the outline.
     click(&one(&filter, "summary"));
     assert!(until(|| filter.open() && !outline.open()).await, "one menu at a time");
+    // Its choices are made when it first opens (D183).
+    assert!(until(|| !all(&filter, "input[type=checkbox]").is_empty()).await, "the filter's choices");
     // Escape from inside the filter (a checkbox focused) closes it; the
     // focus returns to its button.
     let checkbox: HtmlElement = one(&filter, "input[type=checkbox]").unchecked_into();
