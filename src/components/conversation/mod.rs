@@ -109,9 +109,8 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
         let w = win.get();
         model.with_value(|md| md.layout.messages_of(w.span)).map_or(0..0, |(a, b)| a..b + 1)
     };
-    let bar = ctl.bar;
     view! {
-        <div class="conversation" style=move || format!("--bar-h:{}px", px(bar.get()))>
+        <div class="conversation">
             <RequestSettings doc=doc.clone()/>
             <div class="conv-sticky" use:observed=(ctl, false)>
                 <SessionBar doc=doc.clone()/>
@@ -262,7 +261,10 @@ pub fn MessageView(doc: Arc<Doc>, index: usize) -> impl IntoView {
             data-role=role data-message-id=id.clone() data-row=head use:measured_row=(ctl, head) tabindex="-1"
             class:filtered=move || !filter.with(|f| f.shows_message(&doc_for_filter.envelope.messages[index]))
             aria-posinset={index + 1} aria-setsize=total on:click=move |_| nav.select(index)>
-            <header class="msg-head">
+            // A chunked message's head sticks under the session bar: its offset
+            // is set on the head itself, not inherited from the conversation (a
+            // value there restyled every element under it when the bar was measured).
+            <header class="msg-head" style=move || chunked.then(|| format!("top:{}px", px(ctl.bar.get())))>
                 <h2 class="role"><Ico icon=icon/>" "{role}</h2>
                 {provider_role.map(|r| view! {
                     <span class="badge msg-ext" title="The role as the provider spelled it">
