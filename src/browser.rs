@@ -825,7 +825,8 @@ pub fn first_screen_is_complete() -> bool {
 }
 
 /// Resolves once the first screen is complete ([`mark_first_screen_complete`],
-/// called by the viewer after the protocol panel's first paint), or after
+/// called by the viewer after the protocol panel's first paint and then an
+/// idle callback, D183), or after
 /// 5 s on a page that never says so (`/diff`, a page not found; 1.5 s was
 /// shorter than a first screen on a busy 2-core machine). When it is already
 /// complete it returns at once, without a promise: what awaits it keeps its
