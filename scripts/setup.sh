@@ -73,26 +73,10 @@ if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
   run_bg trunk cargo install --locked --no-default-features "trunk@$TRUNK_VERSION"
 fi
 
-# The release build's split-step tool (crates/split-step, profile `tool`),
-# which scripts/split.mjs would otherwise compile first thing in postbuild
-# (~1 min of both cores, with the split waiting on it): compiled here, after
-# wasm-bindgen-cli's install, while Trunk's install ends on fewer cores than
-# two (D185). With the release profile's own settings (the light profile above
-# is for the two installs only); postbuild's `cargo build` then finds it fresh.
-split_step() {
-  env -u CARGO_PROFILE_RELEASE_LTO -u CARGO_PROFILE_RELEASE_OPT_LEVEL -u CARGO_PROFILE_RELEASE_CODEGEN_UNITS \
-    -u CARGO_PROFILE_RELEASE_DEBUG -u CARGO_PROFILE_RELEASE_INCREMENTAL \
-    cargo build --locked --profile tool -p pep-split-step
-}
 if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
-  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (light profile; its module work at opt-level 1), then the split step"
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (light profile; its module work at opt-level 1)"
   # Not --locked: its lockfile wants a webpki-roots the registry lacks.
-  wasm_bindgen_then_split_step() {
-    cargo install "${WB_HOT[@]}" --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION" && split_step
-  }
-  run_bg wasm-bindgen wasm_bindgen_then_split_step
-elif [ ! -x "${CARGO_TARGET_DIR:-target}/tool/pep-split-step" ]; then
-  run_bg split-step split_step
+  run_bg wasm-bindgen cargo install "${WB_HOT[@]}" --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
 fi
 
 # Node packages (binaryen's wasm-opt, esbuild for the release build's
