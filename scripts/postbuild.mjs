@@ -18,7 +18,8 @@
 //     (optimizeWorker).
 //  4. Every text and wasm file also as .gz (gzip -9) and .br (brotli, quality
 //     11), written with Node's zlib (its brotli and gzip are the reference
-//     implementations), for servers that send precompressed files.
+//     implementations), for servers that send precompressed files; not when
+//     PEP_NO_PRECOMPRESS=1 (scripts/serve.sh: Trunk's server never sends them).
 //
 // Usage (Trunk runs it): node scripts/postbuild.mjs
 //        node scripts/postbuild.mjs --print-csp   (the header form, for docs and tests)
@@ -191,6 +192,10 @@ async function finish(dir, release) {
     writeFileSync(join(dir, 'sw.js'), head + readFileSync(join(root, 'public/sw.js'), 'utf8'));
   }
 
+  // `scripts/serve.sh` (PEP_NO_PRECOMPRESS=1): Trunk's server sends files as
+  // they are and never reads a .gz or .br, so they are not made (~23 s of two
+  // cores on every build it serves, D185).
+  if (process.env.PEP_NO_PRECOMPRESS === '1') return;
   // Compressed side by side: zlib's async calls run on libuv's threads, one
   // file per core at a time (brotli at quality 11 is ~30 s of one core for
   // every file of a release build).

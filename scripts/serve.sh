@@ -5,4 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh --serve
 export PATH="$PWD/.tools/node_modules/.bin:$PATH"
+# Trunk's server sends files as they are: no .gz/.br (scripts/postbuild.mjs, D185).
+# `scripts/trunk.sh build --release` makes them, for a real server.
+export PEP_NO_PRECOMPRESS=1
 exec ./scripts/trunk.sh serve --release "$@"
