@@ -141,6 +141,7 @@ rules! {
     ImportArguments => ("import-arguments", Import, Error, "A tool call's `arguments` string is not a JSON object", "`\"arguments\": \"[1, 2]\"`"),
     ImportBase64 => ("import-base64", Import, Error, "Base64 data (an image, a file) that does not decode", "`\"data\": \"not base64!\"`"),
     ImportInvalidEnvelope => ("import-invalid-envelope", Import, Error, "The envelope made from the request does not validate (a gap in the importer: please report it)", "a request the importer maps to two tools of one name"),
+    UnreadableRecord => ("unreadable-record", Import, Error, "A line or record of a batch file or trace that its format does not allow (not an object, a batch line without `url` or `body`, a span without its ids)", "`{\"custom_id\": \"r1\", \"body\": {}}` without `url`"),
     // `pep lint` (crate feature `lint`): checks a team puts in CI.
     TokenBudget => ("token-budget", Lint, Error, "The exported request is over the environment's `max_tokens` (o200k_base)", "8,412 tokens with `max_tokens = 8000`"),
     SegmentBudget => ("segment-budget", Lint, Warning, "One segment sends more than its share (`segment_share`, default 0.5) of `max_tokens`", "a pasted 5,000-token log with `max_tokens = 8000`"),

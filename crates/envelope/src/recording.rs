@@ -9,6 +9,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::diag::{Diagnostic, Rule};
+
 /// Where a call (or an error) came from.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -98,6 +100,12 @@ impl Usage {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Error {
     pub at: At,
+    /// The rule it breaks, serialised as its code (`pep lint` reports it):
+    /// the reader's own (`invalid-json`, `duplicate-key`, an imported body's
+    /// `import-unknown-role`), `unreadable-record` for a line or record its
+    /// format does not allow, `unreadable-file` or `invalid-utf8` for the bytes.
+    #[serde(rename = "code")]
+    pub rule: Rule,
     /// A JSON path within the line or document (`resourceSpans[0]…traceId`,
     /// `body.messages[2]`), or `line L column C` for a syntax error; empty
     /// for the whole.
@@ -106,8 +114,13 @@ pub struct Error {
 }
 
 impl Error {
-    pub fn new(at: At, path: impl Into<String>, message: impl Into<String>) -> Error {
-        Error { at, path: path.into(), message: message.into() }
+    pub fn new(at: At, rule: Rule, path: impl Into<String>, message: impl Into<String>) -> Error {
+        Error { at, rule, path: path.into(), message: message.into() }
+    }
+
+    /// A reader's finding at `at`: its rule, path and message.
+    pub fn of(at: At, d: Diagnostic) -> Error {
+        Error { at, rule: d.rule, path: d.path, message: d.message }
     }
 }
 

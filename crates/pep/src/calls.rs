@@ -22,6 +22,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Cursor, Read};
 use std::sync::Mutex;
 
+use envelope::diag::Rule;
 use envelope::locate::{SourceMap, Step};
 use envelope::recorded::{self, otlp, At, Call, Folding, Note, Reader};
 use serde_json::Value;
@@ -288,7 +289,12 @@ pub fn read(inputs: Vec<Input>, window: u64, mut each: impl FnMut(Item) -> Flow)
                         Err(e) => {
                             let at = At::line(&name, Some(line));
                             flow = give(
-                                Item::Error(recorded::Error::new(at, "", format!("cannot read: {e}"))),
+                                Item::Error(recorded::Error::new(
+                                    at,
+                                    Rule::UnreadableFile,
+                                    "",
+                                    format!("cannot read: {e}"),
+                                )),
                                 &mut summary,
                                 &mut folding,
                             );
@@ -306,6 +312,7 @@ pub fn read(inputs: Vec<Input>, window: u64, mut each: impl FnMut(Item) -> Flow)
                             let column = String::from_utf8_lossy(&bytes[..e.valid_up_to()]).chars().count() + 1;
                             Err(vec![recorded::Error::new(
                                 At::line(&name, Some(line)),
+                                Rule::InvalidUtf8,
                                 format!("column {column}"),
                                 format!(
                                     "the line is not valid UTF-8 (invalid byte at byte {} of the line)",
@@ -334,6 +341,7 @@ pub fn read(inputs: Vec<Input>, window: u64, mut each: impl FnMut(Item) -> Flow)
                             .line_col(e.valid_up_to());
                         let err = recorded::Error::new(
                             At::file(&name),
+                            Rule::InvalidUtf8,
                             format!("line {l} column {c}"),
                             format!("the file is not valid UTF-8 (invalid byte at offset {})", e.valid_up_to()),
                         );

@@ -344,6 +344,7 @@ fn unreadable_lines_are_named_by_file_and_line_and_never_panic() {
     bytes.extend_from_slice(b"{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"caf\xe9\"}]}\n");
     bytes.extend_from_slice(b"[1, 2]\n");
     bytes.extend_from_slice(b"{\"custom_id\":\"r1\",\"method\":\"POST\",\"url\":\"/v1/embeddings\",\"body\":{}}\n");
+    bytes.extend_from_slice(b"{\"custom_id\":\"r2\",\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":{\"model\":\"m\",\"messages\":[{\"role\":\"wizard\",\"content\":\"x\"}]}}\n");
     bytes.extend_from_slice(good.as_bytes());
     bytes.extend_from_slice(b"\n\n");
     let f = Temp::new("broken.jsonl", &bytes);
@@ -369,6 +370,25 @@ fn unreadable_lines_are_named_by_file_and_line_and_never_panic() {
     assert!(text.contains(&format!("::error file={name},line=2,col=")), "{text}");
     assert!(text.contains("title=error [invalid-json]"), "{text}");
     assert!(text.contains(&format!("::error file={name},line=4,col=")), "{text}");
+    // Each line's finding under the rule it breaks, not one catch-all.
+    let titled = |line: u32| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("::error file={name},line={line},")))
+            .and_then(|l| l.split("title=error [").nth(1))
+            .and_then(|t| t.split(']').next())
+            .unwrap_or("")
+            .to_string()
+    };
+    for (line, code) in [
+        (2, "invalid-json"),
+        (3, "invalid-json"),
+        (4, "invalid-utf8"),
+        (5, "unreadable-record"),
+        (6, "unreadable-record"),
+        (7, "import-unknown-role"),
+    ] {
+        assert_eq!(titled(line), code, "line {line}: {text}");
+    }
     let o = pep(&["calls", "--format", "json", name]);
     assert_eq!(json_lines(&out(&o)).len(), 2);
 

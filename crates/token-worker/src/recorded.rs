@@ -14,6 +14,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use envelope::diag::Rule;
 use envelope::engine::recorded::{At, Call, Frequent, Progress, ReadError, Reply, Row, MAX_ERRORS, TOP_FINDINGS};
 use envelope::recorded::reuse::{Cost, Reuse};
 use envelope::recorded::{self, Content};
@@ -172,6 +173,7 @@ impl Reading<'_> {
             }
             Err(e) => self.error(ReadError::new(
                 At::line(name, Some(n)),
+                Rule::InvalidUtf8,
                 "",
                 format!("the line is not UTF-8 text (byte {})", e.valid_up_to() + 1),
             )),
@@ -195,7 +197,12 @@ impl Reading<'_> {
             match source.read(offset, end) {
                 Ok(b) => carry.extend_from_slice(&b),
                 Err(e) => {
-                    self.error(ReadError::new(At::file(name), "", format!("the file could not be read: {e}")));
+                    self.error(ReadError::new(
+                        At::file(name),
+                        Rule::UnreadableFile,
+                        "",
+                        format!("the file could not be read: {e}"),
+                    ));
                     self.bytes += size - offset;
                     return;
                 }
@@ -232,6 +239,7 @@ impl Reading<'_> {
             }
             Err(e) => self.error(ReadError::new(
                 At::file(name),
+                Rule::InvalidUtf8,
                 "",
                 format!("the file is not UTF-8 text (byte {})", e.utf8_error().valid_up_to() + 1),
             )),

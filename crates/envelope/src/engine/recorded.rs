@@ -437,6 +437,7 @@ mod tests {
     fn where_reads_as_the_cores() {
         let e = ReadError {
             at: At { file: "b.jsonl".into(), line: Some(3), custom_id: Some("r\"1".into()), ..At::default() },
+            rule: crate::diag::Rule::UnreadableRecord,
             path: "body".into(),
             message: "bad".into(),
         };

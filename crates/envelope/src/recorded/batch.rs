@@ -15,7 +15,7 @@
 use serde_json::{Map, Value};
 
 use super::{At, Call, Content, Dialect, Error, Usage};
-use crate::diag::{Diagnostic, Notice};
+use crate::diag::{Diagnostic, Notice, Rule};
 use crate::import::{self, Format, Imported};
 use crate::parse::type_name;
 
@@ -52,7 +52,13 @@ fn prefixed(path: &str, inner: &str) -> String {
 }
 
 fn errors(at: &At, path: &str, diags: Vec<Diagnostic>) -> Vec<Error> {
-    diags.into_iter().map(|d| Error::new(at.clone(), prefixed(path, &d.path), d.message)).collect()
+    diags
+        .into_iter()
+        .map(|d| {
+            let path = prefixed(path, &d.path);
+            Error { path, ..Error::of(at.clone(), d) }
+        })
+        .collect()
 }
 
 /// A call of an imported body.
@@ -81,6 +87,7 @@ fn call(at: At, dialect: Dialect, imported: Imported, path: &str) -> Call {
 pub(super) fn plain(at: At, value: Value) -> Result<Vec<Call>, Vec<Error>> {
     Err(vec![Error::new(
         at,
+        Rule::UnreadableRecord,
         "",
         format!(
             "expected a JSON object (an OTLP export, a batch request, a request body or an envelope), found {}",
@@ -95,6 +102,7 @@ pub(super) fn value(mut at: At, value: Value) -> Result<Vec<Call>, Vec<Error>> {
     if o.contains_key("custom_id") && (o.contains_key("response") || o.contains_key("result")) {
         return Err(vec![Error::new(
             at,
+            Rule::UnreadableRecord,
             "",
             "a batch results line (`response` / `result`): it holds a reply, not a request; give the batch's input file",
         )]);
@@ -111,7 +119,12 @@ pub(super) fn value(mut at: At, value: Value) -> Result<Vec<Call>, Vec<Error>> {
     }
     if let Some(requests) = o.get("requests") {
         let Value::Array(list) = requests else {
-            return Err(vec![Error::new(at, "requests", format!("expected an array, found {}", type_name(requests)))]);
+            return Err(vec![Error::new(
+                at,
+                Rule::UnreadableRecord,
+                "requests",
+                format!("expected an array, found {}", type_name(requests)),
+            )]);
         };
         let mut calls = Vec::new();
         let mut errs = Vec::new();
@@ -120,7 +133,12 @@ pub(super) fn value(mut at: At, value: Value) -> Result<Vec<Call>, Vec<Error>> {
             rat.index = Some(i as u64);
             let path = format!("requests[{i}]");
             let Value::Object(ro) = r else {
-                errs.push(Error::new(rat, path, format!("expected an object, found {}", type_name(r))));
+                errs.push(Error::new(
+                    rat,
+                    Rule::UnreadableRecord,
+                    path,
+                    format!("expected an object, found {}", type_name(r)),
+                ));
                 continue;
             };
             rat.custom_id = ro.get("custom_id").map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_string));
@@ -144,6 +162,7 @@ fn anthropic_request(at: At, mut o: Map<String, Value>, path: &str) -> Result<Ca
     if !params.is_object() {
         return Err(vec![Error::new(
             at,
+            Rule::UnreadableRecord,
             p,
             format!("expected an object (a Messages request), found {}", type_name(&params)),
         )]);
@@ -162,11 +181,17 @@ fn anthropic_request(at: At, mut o: Map<String, Value>, path: &str) -> Result<Ca
 /// `{custom_id, method, url, body}`.
 fn openai_line(at: At, o: Map<String, Value>) -> Result<Call, Vec<Error>> {
     let Some(url) = o.get("url").and_then(Value::as_str) else {
-        return Err(vec![Error::new(at, "url", "an OpenAI Batch line needs `url` (the endpoint its body is for)")]);
+        return Err(vec![Error::new(
+            at,
+            Rule::UnreadableRecord,
+            "url",
+            "an OpenAI Batch line needs `url` (the endpoint its body is for)",
+        )]);
     };
     let Some(format) = format_of_url(url) else {
         return Err(vec![Error::new(
             at,
+            Rule::UnreadableRecord,
             "url",
             format!(
                 "`{url}` is not an endpoint read here (/v1/chat/completions, /v1/responses, /v1/messages): its body is no chat request"
@@ -175,13 +200,19 @@ fn openai_line(at: At, o: Map<String, Value>) -> Result<Call, Vec<Error>> {
     };
     if let Some(m) = o.get("method").and_then(Value::as_str) {
         if !m.eq_ignore_ascii_case("POST") {
-            return Err(vec![Error::new(at, "method", format!("`{m}`: a batch request is a POST"))]);
+            return Err(vec![Error::new(
+                at,
+                Rule::UnreadableRecord,
+                "method",
+                format!("`{m}`: a batch request is a POST"),
+            )]);
         }
     }
     let body = o.get("body").cloned().unwrap_or(Value::Null);
     if !body.is_object() {
         return Err(vec![Error::new(
             at,
+            Rule::UnreadableRecord,
             "body",
             format!("expected an object (the request body), found {}", type_name(&body)),
         )]);

@@ -111,7 +111,7 @@
 //!                       cache_creation_input_tokens, reasoning_output_tokens, total_tokens },
 //!        error_status, notices: Vec<Notice>, errors: Vec<Diagnostic> }
 //!     .envelope() -> Option<&Envelope>   .duration_ns()   .summary() -> Row
-//! Error { at: At, path, message }  (Display: `file:line trace … span …: path: message`)
+//! Error { at: At, rule: Rule, path, message }  (Display: `file:line trace … span …: path: message`)
 //! Dialect::code() / from_code() / label() / capture_hint()
 //! ```
 //!
@@ -138,7 +138,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::diag::{Diagnostic, Notice};
+use crate::diag::{Diagnostic, Notice, Rule};
 use crate::import::Format;
 use crate::types::{Envelope, Message, Role, Segment};
 
@@ -791,8 +791,8 @@ impl Reader {
         self.tick += 1;
         let value = match crate::parse::read_json(text) {
             Ok((v, dups)) if dups.is_empty() => v,
-            Ok((_, dups)) => return Err(dups.into_iter().map(|d| Error::new(at.clone(), d.path, d.message)).collect()),
-            Err(d) => return Err(vec![Error::new(at, d.path, d.message)]),
+            Ok((_, dups)) => return Err(dups.into_iter().map(|d| Error::of(at.clone(), d)).collect()),
+            Err(d) => return Err(vec![Error::of(at, d)]),
         };
         let result = self.value(at, value);
         self.expire();
@@ -815,11 +815,13 @@ impl Reader {
             return batch::plain(at, value);
         };
         if otlp::is_traces(o) {
-            let spans = otlp::spans(o).map_err(|p| vec![Error::new(at.clone(), p.path, p.message)])?;
+            let spans =
+                otlp::spans(o).map_err(|p| vec![Error::new(at.clone(), Rule::UnreadableRecord, p.path, p.message)])?;
             return Ok(self.spans(&at, spans));
         }
         if otlp::is_logs(o) {
-            let records = otlp::log_records(o).map_err(|p| vec![Error::new(at.clone(), p.path, p.message)])?;
+            let records = otlp::log_records(o)
+                .map_err(|p| vec![Error::new(at.clone(), Rule::UnreadableRecord, p.path, p.message)])?;
             return Ok(self.logs(&at, records));
         }
         if otlp::is_other_signal(o) {
@@ -1202,7 +1204,12 @@ mod tests {
             ..At::default()
         };
         assert_eq!(at.to_string(), "t.jsonl:3 trace ab span cd");
-        let e = Error::new(At { custom_id: Some("r\"1".into()), ..At::file("b.jsonl") }, "body", "bad");
+        let e = Error::new(
+            At { custom_id: Some("r\"1".into()), ..At::file("b.jsonl") },
+            Rule::UnreadableRecord,
+            "body",
+            "bad",
+        );
         assert_eq!(e.to_string(), "b.jsonl custom_id \"r\\\"1\": body: bad");
     }
 }

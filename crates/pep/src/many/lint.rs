@@ -32,17 +32,6 @@ pub fn lint_call(call: &Call, settings: &Settings) -> Option<FileReport> {
 
 /// A line or file that could not be read, as a finding.
 fn error_report(e: &recorded::Error) -> FileReport {
-    let rule = if e.message.starts_with("invalid JSON") {
-        Rule::InvalidJson
-    } else if e.message.contains("not valid UTF-8") {
-        Rule::InvalidUtf8
-    } else if e.message.starts_with("duplicate key") {
-        Rule::DuplicateKey
-    } else if e.message.starts_with("the document is empty") {
-        Rule::EmptyDocument
-    } else {
-        Rule::UnreadableFile
-    };
     let path = error_path(e);
     let mut location = envelope::locate::Location::default();
     // `line L column C` (a document) or `column C` (a line).
@@ -54,7 +43,7 @@ fn error_report(e: &recorded::Error) -> FileReport {
     };
     location.line = line;
     location.column = column;
-    let d = Diagnostic::new(rule, path, e.message.clone());
+    let d = Diagnostic::new(e.rule, path, e.message.clone());
     FileReport {
         file: e.at.file.clone(),
         findings: vec![elint::Finding { diagnostic: d, location, span: None }],
@@ -260,6 +249,7 @@ pub fn lint(
             Err(line) => {
                 let e = recorded::Error::new(
                     At::file(file),
+                    Rule::UnreadableFile,
                     "",
                     line.strip_prefix(&format!("{file}: error: ")).unwrap_or(&line).to_string(),
                 );
