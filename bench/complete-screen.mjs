@@ -25,34 +25,48 @@ import { readFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-export const COND = {
-  // Demo A (`/`): its Markdown table rendered, as complete.py asks. Another
-  // demo (`/demo/f` has no table): a rendered Markdown text (not the plain
-  // fallback) in the conversation.
-  ours: () => {
-    const j = document.querySelector('[data-testid=protocol-json]');
-    const md = /\/demo\/[b-z]$/.test(location.pathname)
-      ? document.querySelector('[data-message-id] .md:not(.md-plain) p, [data-message-id] .md:not(.md-plain) li')
-      : document.querySelector('[data-message-id] table');
-    return !!md && !!j && j.innerText.includes('messages') && performance.now();
+/**
+ * What each app's complete first screen holds, as complete.py asks: its
+ * Markdown rendered (`md`) and a protocol panel (`panel`) whose text holds
+ * `text`. Ours, demo A (`/`): its Markdown table. Another demo
+ * (`/demo/f` has no table): a rendered Markdown text (not the plain
+ * fallback) in the conversation (`mdDemo`). React stand-in:
+ * `[data-segment] table` and a `<pre>` holding `"messages"`.
+ */
+export const SCREEN = {
+  ours: {
+    md: '[data-message-id] table',
+    mdDemo: '[data-message-id] .md:not(.md-plain) p, [data-message-id] .md:not(.md-plain) li',
+    panel: '[data-testid=protocol-json]',
+    text: 'messages',
   },
-  react: () => !!document.querySelector('[data-segment] table')
-    && [...document.querySelectorAll('pre')].some((p) => p.innerText.includes('"messages"')) && performance.now(),
+  react: { md: '[data-segment] table', mdDemo: '[data-segment] table', panel: 'pre', text: '"messages"' },
 };
 
 /**
- * The page's own clock (an init script): `window.__pepPainted` becomes the
- * time the first frame holding COND's DOM was done (its style, layout, paint).
- * Text is read with `textContent` (no layout forced).
+ * In the page: whether it holds the screen `s`, reading each panel's text
+ * with `read` (`innerText`, as complete.py does, lays the page out;
+ * `textContent` does not).
  */
-function paintedClock(react) {
-  const has = react
-    ? () => document.querySelector('[data-segment] table')
-      && [...document.querySelectorAll('pre')].some((p) => p.textContent.includes('"messages"'))
-    : () => document.querySelector(/\/demo\/[b-z]$/.test(location.pathname)
-      ? '[data-message-id] .md:not(.md-plain) p, [data-message-id] .md:not(.md-plain) li'
-      : '[data-message-id] table')
-      && (document.querySelector('[data-testid=protocol-json]')?.textContent || '').includes('messages');
+function holds(s, read) {
+  const md = document.querySelector(/\/demo\/[b-z]$/.test(location.pathname) ? s.mdDemo : s.md);
+  return !!md && [...document.querySelectorAll(s.panel)].some((p) => p[read].includes(s.text));
+}
+
+/**
+ * The harness's condition for `waitForFunction` (an expression): the page's
+ * clock (`performance.now()`) once the screen is there, else false.
+ */
+export const COND = Object.fromEntries(Object.entries(SCREEN).map(([who, s]) => [
+  who, `(${holds})(${JSON.stringify(s)}, 'innerText') && performance.now()`,
+]));
+
+/**
+ * The page's own clock (an init script): `window.__pepPainted` becomes the
+ * time the first frame holding the screen's DOM was done (its style, layout,
+ * paint). Text is read with `textContent` (no layout forced).
+ */
+function paintedClock(has) {
   const seen = new MutationObserver(() => {
     if (!has()) return;
     seen.disconnect();
@@ -68,7 +82,7 @@ function paintedClock(react) {
 /** One load in a fresh context: ms until the complete first screen (both clocks), and the paths fetched until then. */
 export async function completeLoad(browser, url, who = 'ours', viewport = { width: 1400, height: 900 }) {
   const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
-  await context.addInitScript(paintedClock, who === 'react');
+  await context.addInitScript({ content: `(${paintedClock})(() => (${holds})(${JSON.stringify(SCREEN[who])}, 'textContent'));` });
   const page = await context.newPage();
   const origin = new URL(url).origin;
   const files = new Set();
