@@ -27,7 +27,7 @@ for (let i = 0; i < Number(process.argv[4] || 9); i++) {
   });
   const page = await context.newPage();
   await page.goto(base + (process.argv[3] || '/'));
-  const at = await (await page.waitForFunction(COND.ours, null, { polling: 'raf' })).jsonValue();
+  const at = await (await page.waitForFunction(...COND.ours, { polling: 'raf' })).jsonValue();
   const t = await page.evaluate(() => {
     const r = Object.fromEntries(performance.getEntriesByType('resource').map((e) => [e.name.split('/').pop().replace(/-[0-9a-f]{16}/, ''), Math.round(e.responseEnd)]));
     return { ...window.__t, wasmEnd: r['pep-app_bg.wasm'], jsEnd: r['pep-app.js'], cssEnd: r[Object.keys(r).find((k) => k.endsWith('.css'))] };

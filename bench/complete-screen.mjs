@@ -7,7 +7,7 @@
 // stand-in: `[data-segment] table` and a `<pre>` holding `"messages"`).
 //
 // Two clocks, both for each load (D183):
-//   - `ms`, the harness's: navigation → `waitForFunction(COND, raf)` in this
+//   - `ms`, the harness's: navigation → `waitForFunction(...COND, raf)` in this
 //     process sees the condition (what complete.py times). It cannot start
 //     polling before `page.goto` returns (the page's load event), and needs
 //     main-thread turns of its own to install: it adds to a page busy at
@@ -44,22 +44,21 @@ export const SCREEN = {
 };
 
 /**
- * In the page: whether it holds the screen `s`, reading each panel's text
- * with `read` (`innerText`, as complete.py does, lays the page out;
- * `textContent` does not).
+ * In the page: the page's clock (`performance.now()`) once it holds the
+ * screen `s`, else false. `read` is how a panel's text is read: `innerText`
+ * (complete.py's; it lays the page out) or `textContent` (it does not).
  */
-function holds(s, read) {
+function holds({ s, read }) {
   const md = document.querySelector(/\/demo\/[b-z]$/.test(location.pathname) ? s.mdDemo : s.md);
-  return !!md && [...document.querySelectorAll(s.panel)].some((p) => p[read].includes(s.text));
+  return !!md && [...document.querySelectorAll(s.panel)].some((p) => p[read].includes(s.text)) && performance.now();
 }
 
 /**
- * The harness's condition for `waitForFunction` (an expression): the page's
- * clock (`performance.now()`) once the screen is there, else false.
+ * The harness's condition, as `page.waitForFunction(...COND[who], options)`
+ * takes it: a function and its argument (a function, not an expression: the
+ * page's CSP forbids evaluating strings).
  */
-export const COND = Object.fromEntries(Object.entries(SCREEN).map(([who, s]) => [
-  who, `(${holds})(${JSON.stringify(s)}, 'innerText') && performance.now()`,
-]));
+export const COND = Object.fromEntries(Object.keys(SCREEN).map((who) => [who, [holds, { s: SCREEN[who], read: 'innerText' }]]));
 
 /**
  * The page's own clock (an init script): `window.__pepPainted` becomes the
@@ -82,7 +81,8 @@ function paintedClock(has) {
 /** One load in a fresh context: ms until the complete first screen (both clocks), and the paths fetched until then. */
 export async function completeLoad(browser, url, who = 'ours', viewport = { width: 1400, height: 900 }) {
   const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
-  await context.addInitScript({ content: `(${paintedClock})(() => (${holds})(${JSON.stringify(SCREEN[who])}, 'textContent'));` });
+  const arg = JSON.stringify({ s: SCREEN[who], read: 'textContent' });
+  await context.addInitScript({ content: `(${paintedClock})(() => (${holds})(${arg}));` });
   const page = await context.newPage();
   const origin = new URL(url).origin;
   const files = new Set();
@@ -94,7 +94,7 @@ export async function completeLoad(browser, url, who = 'ours', viewport = { widt
   await page.goto(url);
   // Polled every animation frame in the page: the frame in which both are
   // there (and the page's own clock at that frame).
-  const at = await (await page.waitForFunction(COND[who], null, { timeout: 60000, polling: 'raf' })).jsonValue();
+  const at = await (await page.waitForFunction(...COND[who], { timeout: 60000, polling: 'raf' })).jsonValue();
   const ms = performance.now() - t0;
   done = true;
   const painted = await (await page.waitForFunction(() => window.__pepPainted, null, { timeout: 60000 })).jsonValue();

@@ -109,7 +109,7 @@ try {
       }, logImport[1]);
       await page.goto(base + path);
       // (On a phone the protocol pane is hidden: its text is not there to read.)
-      if (viewport.width > 900) await page.waitForFunction(COND.ours, null, { polling: 'raf', timeout: 60000 });
+      if (viewport.width > 900) await page.waitForFunction(...COND.ours, { polling: 'raf', timeout: 60000 });
       else await page.locator('[data-message-id]').first().waitFor({ timeout: 60000 });
       await page.waitForTimeout(2500);
       for (const i of await page.evaluate(() => [...window.__hot])) hit.add(i);
