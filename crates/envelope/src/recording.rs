@@ -118,6 +118,11 @@ impl Error {
         Error { at, rule, path: path.into(), message: message.into() }
     }
 
+    /// A line or record its format does not allow (`unreadable-record`).
+    pub fn record(at: At, path: impl Into<String>, message: impl Into<String>) -> Error {
+        Error::new(at, Rule::UnreadableRecord, path, message)
+    }
+
     /// A reader's finding at `at`: its rule, path and message.
     pub fn of(at: At, d: Diagnostic) -> Error {
         Error { at, rule: d.rule, path: d.path, message: d.message }

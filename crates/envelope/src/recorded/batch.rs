@@ -15,7 +15,7 @@
 use serde_json::{Map, Value};
 
 use super::{At, Call, Content, Dialect, Error, Usage};
-use crate::diag::{Diagnostic, Notice, Rule};
+use crate::diag::{Diagnostic, Notice};
 use crate::import::{self, Format, Imported};
 use crate::parse::type_name;
 
@@ -85,9 +85,8 @@ fn call(at: At, dialect: Dialect, imported: Imported, path: &str) -> Call {
 
 /// A JSON value that is not an object: not a call.
 pub(super) fn plain(at: At, value: Value) -> Result<Vec<Call>, Vec<Error>> {
-    Err(vec![Error::new(
+    Err(vec![Error::record(
         at,
-        Rule::UnreadableRecord,
         "",
         format!(
             "expected a JSON object (an OTLP export, a batch request, a request body or an envelope), found {}",
@@ -100,9 +99,8 @@ pub(super) fn plain(at: At, value: Value) -> Result<Vec<Call>, Vec<Error>> {
 pub(super) fn value(mut at: At, value: Value) -> Result<Vec<Call>, Vec<Error>> {
     let Value::Object(o) = value else { return plain(at, value) };
     if o.contains_key("custom_id") && (o.contains_key("response") || o.contains_key("result")) {
-        return Err(vec![Error::new(
+        return Err(vec![Error::record(
             at,
-            Rule::UnreadableRecord,
             "",
             "a batch results line (`response` / `result`): it holds a reply, not a request; give the batch's input file",
         )]);
@@ -119,9 +117,8 @@ pub(super) fn value(mut at: At, value: Value) -> Result<Vec<Call>, Vec<Error>> {
     }
     if let Some(requests) = o.get("requests") {
         let Value::Array(list) = requests else {
-            return Err(vec![Error::new(
+            return Err(vec![Error::record(
                 at,
-                Rule::UnreadableRecord,
                 "requests",
                 format!("expected an array, found {}", type_name(requests)),
             )]);
@@ -133,12 +130,7 @@ pub(super) fn value(mut at: At, value: Value) -> Result<Vec<Call>, Vec<Error>> {
             rat.index = Some(i as u64);
             let path = format!("requests[{i}]");
             let Value::Object(ro) = r else {
-                errs.push(Error::new(
-                    rat,
-                    Rule::UnreadableRecord,
-                    path,
-                    format!("expected an object, found {}", type_name(r)),
-                ));
+                errs.push(Error::record(rat, path, format!("expected an object, found {}", type_name(r))));
                 continue;
             };
             rat.custom_id = ro.get("custom_id").map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_string));
@@ -160,9 +152,8 @@ fn anthropic_request(at: At, mut o: Map<String, Value>, path: &str) -> Result<Ca
     let params = o.shift_remove("params").unwrap_or(Value::Null);
     let p = prefixed(path, "params");
     if !params.is_object() {
-        return Err(vec![Error::new(
+        return Err(vec![Error::record(
             at,
-            Rule::UnreadableRecord,
             p,
             format!("expected an object (a Messages request), found {}", type_name(&params)),
         )]);
@@ -181,17 +172,11 @@ fn anthropic_request(at: At, mut o: Map<String, Value>, path: &str) -> Result<Ca
 /// `{custom_id, method, url, body}`.
 fn openai_line(at: At, o: Map<String, Value>) -> Result<Call, Vec<Error>> {
     let Some(url) = o.get("url").and_then(Value::as_str) else {
-        return Err(vec![Error::new(
-            at,
-            Rule::UnreadableRecord,
-            "url",
-            "an OpenAI Batch line needs `url` (the endpoint its body is for)",
-        )]);
+        return Err(vec![Error::record(at, "url", "an OpenAI Batch line needs `url` (the endpoint its body is for)")]);
     };
     let Some(format) = format_of_url(url) else {
-        return Err(vec![Error::new(
+        return Err(vec![Error::record(
             at,
-            Rule::UnreadableRecord,
             "url",
             format!(
                 "`{url}` is not an endpoint read here (/v1/chat/completions, /v1/responses, /v1/messages): its body is no chat request"
@@ -200,19 +185,13 @@ fn openai_line(at: At, o: Map<String, Value>) -> Result<Call, Vec<Error>> {
     };
     if let Some(m) = o.get("method").and_then(Value::as_str) {
         if !m.eq_ignore_ascii_case("POST") {
-            return Err(vec![Error::new(
-                at,
-                Rule::UnreadableRecord,
-                "method",
-                format!("`{m}`: a batch request is a POST"),
-            )]);
+            return Err(vec![Error::record(at, "method", format!("`{m}`: a batch request is a POST"))]);
         }
     }
     let body = o.get("body").cloned().unwrap_or(Value::Null);
     if !body.is_object() {
-        return Err(vec![Error::new(
+        return Err(vec![Error::record(
             at,
-            Rule::UnreadableRecord,
             "body",
             format!("expected an object (the request body), found {}", type_name(&body)),
         )]);

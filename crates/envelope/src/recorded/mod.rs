@@ -138,7 +138,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::diag::{Diagnostic, Notice, Rule};
+use crate::diag::{Diagnostic, Notice};
 use crate::import::Format;
 use crate::types::{Envelope, Message, Role, Segment};
 
@@ -815,13 +815,11 @@ impl Reader {
             return batch::plain(at, value);
         };
         if otlp::is_traces(o) {
-            let spans =
-                otlp::spans(o).map_err(|p| vec![Error::new(at.clone(), Rule::UnreadableRecord, p.path, p.message)])?;
+            let spans = otlp::spans(o).map_err(|p| vec![Error::record(at.clone(), p.path, p.message)])?;
             return Ok(self.spans(&at, spans));
         }
         if otlp::is_logs(o) {
-            let records = otlp::log_records(o)
-                .map_err(|p| vec![Error::new(at.clone(), Rule::UnreadableRecord, p.path, p.message)])?;
+            let records = otlp::log_records(o).map_err(|p| vec![Error::record(at.clone(), p.path, p.message)])?;
             return Ok(self.logs(&at, records));
         }
         if otlp::is_other_signal(o) {
@@ -1204,12 +1202,7 @@ mod tests {
             ..At::default()
         };
         assert_eq!(at.to_string(), "t.jsonl:3 trace ab span cd");
-        let e = Error::new(
-            At { custom_id: Some("r\"1".into()), ..At::file("b.jsonl") },
-            Rule::UnreadableRecord,
-            "body",
-            "bad",
-        );
+        let e = Error::record(At { custom_id: Some("r\"1".into()), ..At::file("b.jsonl") }, "body", "bad");
         assert_eq!(e.to_string(), "b.jsonl custom_id \"r\\\"1\": body: bad");
     }
 }
