@@ -14,8 +14,8 @@
 //  0. Release builds: the app's module split at its split points
 //     (scripts/split.mjs: crates/split-step, wasm-bindgen, wasm-opt, SRI), and
 //     the stylesheet minified (scripts/minify.mjs; its SRI digest rewritten);
-//     beside the split, the tokenizer worker's module through wasm-opt -O3
-//     (optimizeWorker).
+//     beside the split, the tokenizer worker's module through wasm-opt -O1
+//     (optimizeWorker, D188).
 //  4. Every text and wasm file also as .gz (gzip -9) and .br (brotli, quality
 //     11), written with Node's zlib (its brotli and gzip are the reference
 //     implementations), for servers that send precompressed files; not when
@@ -149,17 +149,18 @@ export function minifyStylesheets(dir, html) {
 }
 
 /**
- * The tokenizer worker's module through `wasm-opt -O3` (it is throughput-bound),
- * in place in the staging directory. Trunk would run the same command before
- * this hook, on one core while the other waits (~75 s on this 2-core machine);
- * here it runs beside the app's split (index.html: the worker's
+ * The tokenizer worker's module through `wasm-opt -O1`, in place in the
+ * staging directory. Its Rust is throughput-tuned (the `release-worker`
+ * profile); -O3 here took 2.5× as long for the same tokenizer throughput and a
+ * larger gzip (D188). Trunk would run wasm-opt before this hook, on one
+ * core while the other waits; here it runs beside the app's split (index.html: the worker's
  * `data-wasm-opt="0"`; D178). The worker's files have no digest in their names:
  * nothing else changes.
  */
 export async function optimizeWorker(dir) {
   const wasm = join(dir, 'token-worker_bg.wasm');
   if (!existsSync(wasm)) throw new Error(`postbuild: no tokenizer worker module in ${dir}`);
-  await runAsync(tool(root, 'wasm-opt'), ['-O3', wasm, '-o', wasm]);
+  await runAsync(tool(root, 'wasm-opt'), ['-O1', wasm, '-o', wasm]);
 }
 
 async function finish(dir, release) {
