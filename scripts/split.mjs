@@ -194,12 +194,20 @@ async function splitCold(root, { named, profile, work, primaryOut }) {
   const pRaw = join(work, 'primary.wasm');
   const cRaw = join(work, 'cold-named.wasm');
   const cOut = join(work, 'cold.wasm');
-  await runAsync(tool(root, 'wasm-as'), [...features, pWat, '-o', pRaw]);
-  // The stubs of cold functions only cold ones called are dropped.
-  await runAsync(wasmOpt, [...features, '--remove-unused-module-elements', '--strip-debug', '--strip-producers', pRaw, '-o', primaryOut]);
-  await runAsync(tool(root, 'wasm-as'), [...features, cWat, '-o', cRaw]);
-  // -Oz drops what no cold function reaches (the element segment is the root).
-  await runAsync(wasmOpt, [...features, '-Oz', '--strip-debug', '--strip-producers', cRaw, '-o', cOut]);
+  // The two modules are assembled and optimized side by side (the cold one's
+  // -Oz is the longer: ~15 s against ~5 s on two cores).
+  await Promise.all([
+    (async () => {
+      await runAsync(tool(root, 'wasm-as'), [...features, pWat, '-o', pRaw]);
+      // The stubs of cold functions only cold ones called are dropped.
+      await runAsync(wasmOpt, [...features, '--remove-unused-module-elements', '--strip-debug', '--strip-producers', pRaw, '-o', primaryOut]);
+    })(),
+    (async () => {
+      await runAsync(tool(root, 'wasm-as'), [...features, cWat, '-o', cRaw]);
+      // -Oz drops what no cold function reaches (the element segment is the root).
+      await runAsync(wasmOpt, [...features, '-Oz', '--strip-debug', '--strip-producers', cRaw, '-o', cOut]);
+    })(),
+  ]);
   rmSync(pWat);
   rmSync(cWat);
   return { body: readFileSync(cOut), slots: split.slots, coldBytes: split.coldBytes };
