@@ -6,20 +6,27 @@
 // (ours: `[data-message-id] table` and `[data-testid=protocol-json]`; React
 // stand-in: `[data-segment] table` and a `<pre>` holding `"messages"`).
 //
-// Two clocks, both for each load (D183):
+// Two clocks, each on loads of its own (D183):
 //   - `ms`, the harness's: navigation → `waitForFunction(...COND, raf)` in this
 //     process sees the condition (what complete.py times). It cannot start
 //     polling before `page.goto` returns (the page's load event), and needs
-//     main-thread turns of its own to install: it adds to a page busy at
-//     its load event what it does not add to one idle then.
+//     main-thread turns of its own to install: Playwright's injected script
+//     is evaluated then (~10 ms of the page's main thread), which adds to a
+//     page that starts its work at its load event (ours, D184) what it does
+//     not add to one that started before (the stand-in).
 //   - `painted`, the page's own: navigation → the end of the main thread's
 //     work on the first frame in which the condition's DOM is there (a
 //     MutationObserver notes the DOM; that frame's animation-frame callback
 //     posts a message, which runs once the frame's style, layout and paint
-//     are done). No polling, so nothing of the harness's in between.
+//     are done). Measured on separate loads that the harness neither polls
+//     nor evaluates anything in: the page reports the time through a binding
+//     (`exposeBinding`), so nothing of the harness's runs in the page until
+//     then (session 24: with the polling in the same load, as before, the
+//     injected script ran between our load event and the app's start).
 //
 // `completeLoad(browser, url, who)` loads `url` in a fresh context and
-// returns { ms, painted, files: [paths fetched until then] }; `bytesOf(dist,
+// returns { ms, files: [paths fetched until then] }; `paintedLoad(browser,
+// url, who)` returns the page's clock of another fresh load; `bytesOf(dist,
 // files)` sums their gzip -9 sizes (what a person waits for).
 import { readFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,28 +68,26 @@ function holds({ s, read }) {
 export const COND = Object.fromEntries(Object.keys(SCREEN).map((who) => [who, [holds, { s: SCREEN[who], read: 'innerText' }]]));
 
 /**
- * The page's own clock (an init script): `window.__pepPainted` becomes the
- * time the first frame holding the screen's DOM was done (its style, layout,
+ * The page's own clock (an init script): `report(t)` is called with the time
+ * the first frame holding the screen's DOM was done (its style, layout,
  * paint). Text is read with `textContent` (no layout forced).
  */
-function paintedClock(has) {
+function paintedClock(has, report) {
   const seen = new MutationObserver(() => {
     if (!has()) return;
     seen.disconnect();
     requestAnimationFrame(() => {
       const after = new MessageChannel();
-      after.port1.onmessage = () => { window.__pepPainted = performance.now(); };
+      after.port1.onmessage = () => report(performance.now());
       after.port2.postMessage(0);
     });
   });
   seen.observe(document, { childList: true, subtree: true, characterData: true });
 }
 
-/** One load in a fresh context: ms until the complete first screen (both clocks), and the paths fetched until then. */
+/** One load in a fresh context: ms until the complete first screen (the harness's clock), and the paths fetched until then. */
 export async function completeLoad(browser, url, who = 'ours', viewport = { width: 1400, height: 900 }) {
   const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
-  const arg = JSON.stringify({ s: SCREEN[who], read: 'textContent' });
-  await context.addInitScript({ content: `(${paintedClock})(() => (${holds})(${arg}));` });
   const page = await context.newPage();
   const origin = new URL(url).origin;
   const files = new Set();
@@ -97,7 +102,6 @@ export async function completeLoad(browser, url, who = 'ours', viewport = { widt
   const at = await (await page.waitForFunction(...COND[who], { timeout: 60000, polling: 'raf' })).jsonValue();
   const ms = performance.now() - t0;
   done = true;
-  const painted = await (await page.waitForFunction(() => window.__pepPainted, null, { timeout: 60000 })).jsonValue();
   // What the page itself started after that frame is not what the screen
   // waited for (this process hears of requests late on a busy machine).
   const entries = await page.evaluate(() => performance.getEntriesByType('resource')
@@ -106,7 +110,35 @@ export async function completeLoad(browser, url, who = 'ours', viewport = { widt
   const how = Object.fromEntries(entries.map(([path, , initiator]) => [path, initiator]));
   await context.close();
   if (errors.length) throw new Error(`${url}: page errors: ${errors.join('; ')}`);
-  return { ms, painted, files: [...files].filter((f) => !late.has(f)).sort(), how };
+  return { ms, files: [...files].filter((f) => !late.has(f)).sort(), how };
+}
+
+/**
+ * One load in a fresh context, nothing evaluated in it by the harness: the
+ * page's own clock (ms since navigation) at the end of the frame that paints
+ * the complete first screen.
+ */
+export async function paintedLoad(browser, url, who = 'ours', viewport = { width: 1400, height: 900 }) {
+  const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
+  let reported;
+  const painted = new Promise((ok) => { reported = ok; });
+  await context.exposeBinding('__pepPaintedAt', (_source, t) => reported(t));
+  const arg = JSON.stringify({ s: SCREEN[who], read: 'textContent' });
+  await context.addInitScript({ content: `(${paintedClock})(() => (${holds})(${arg}), (t) => window.__pepPaintedAt(t));` });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  let timer;
+  const timeout = new Promise((_, fail) => { timer = setTimeout(() => fail(new Error(`${url}: the complete first screen was not painted within 60 s`)), 60000); });
+  try {
+    await page.goto(url, { waitUntil: 'commit' });
+    const t = await Promise.race([painted, timeout]);
+    if (errors.length) throw new Error(`${url}: page errors: ${errors.join('; ')}`);
+    return t;
+  } finally {
+    clearTimeout(timer);
+    await context.close();
+  }
 }
 
 /** gzip -9 bytes of each fetched path, as served from `dist` (`/x` → dist/x; a page path → index.html). */
