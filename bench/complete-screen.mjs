@@ -11,9 +11,9 @@
 //     process sees the condition (what complete.py times). It cannot start
 //     polling before `page.goto` returns (the page's load event), and needs
 //     main-thread turns of its own to install: Playwright's injected script
-//     is evaluated then (~10 ms of the page's main thread), which adds to a
-//     page that starts its work at its load event (ours, D184) what it does
-//     not add to one that started before (the stand-in).
+//     is evaluated then (~10 ms of the page's main thread), just as both apps
+//     start their render (ours after its load event, D184; the stand-in's
+//     module script runs before DOMContentLoaded, its render task right after).
 //   - `painted`, the page's own: navigation → the end of the main thread's
 //     work on the first frame in which the condition's DOM is there (a
 //     MutationObserver notes the DOM; that frame's animation-frame callback

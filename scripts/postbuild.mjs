@@ -153,9 +153,9 @@ export function minifyStylesheets(dir, html) {
  * staging directory. Its Rust is throughput-tuned (the `release-worker`
  * profile); -O3 here took 2.5× as long for the same tokenizer throughput and a
  * larger gzip (D188). Trunk would run wasm-opt before this hook, on one
- * core while the other waits; here it runs beside the app's split (index.html: the worker's
- * `data-wasm-opt="0"`; D178). The worker's files have no digest in their names:
- * nothing else changes.
+ * core while the other waits; here it runs beside the app's split
+ * (index.html: the worker's `data-wasm-opt="0"`; D178). The worker's files
+ * have no digest in their names: nothing else changes.
  */
 export async function optimizeWorker(dir) {
   const wasm = join(dir, 'token-worker_bg.wasm');
