@@ -6,15 +6,9 @@
 // ~2,000 parts + re-render).
 import { join } from 'node:path';
 import { statSync } from 'node:fs';
-import { BASE, DATA, freshPage, median, percentile, round, traceTop } from './lib.mjs';
+import { BASE, DATA, freshPage, median, percentile, round, traceTop, within } from './lib.mjs';
 
 const FIRST = 'big-0000';
-
-/** Rejects after `ms` (so one stuck step does not eat the whole bench). */
-function within(ms, what, p) {
-  let timer;
-  return Promise.race([p, new Promise((_, fail) => { timer = setTimeout(() => fail(new Error(`${what}: over ${ms / 1000} s`)), ms); })]).finally(() => clearTimeout(timer));
-}
 
 /** Page helpers: long-task log, next frame, timed actions. */
 export function install() {

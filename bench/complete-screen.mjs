@@ -31,6 +31,7 @@
 import { readFileSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { within } from './lib.mjs';
 
 /**
  * What each app's complete first screen holds, as complete.py asks: its
@@ -128,15 +129,12 @@ export async function paintedLoad(browser, url, who = 'ours', viewport = { width
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  let timer;
-  const timeout = new Promise((_, fail) => { timer = setTimeout(() => fail(new Error(`${url}: the complete first screen was not painted within 60 s`)), 60000); });
   try {
     await page.goto(url, { waitUntil: 'commit' });
-    const t = await Promise.race([painted, timeout]);
+    const t = await within(60000, `${url}: the complete first screen's paint`, painted);
     if (errors.length) throw new Error(`${url}: page errors: ${errors.join('; ')}`);
     return t;
   } finally {
-    clearTimeout(timer);
     await context.close();
   }
 }

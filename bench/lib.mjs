@@ -83,6 +83,12 @@ export function takeOption(args, name, dflt) {
   return v;
 }
 
+/** `p`, or a rejection after `ms` (so one stuck step does not eat the whole bench). */
+export function within(ms, what, p) {
+  let timer;
+  return Promise.race([p, new Promise((_, fail) => { timer = setTimeout(() => fail(new Error(`${what}: over ${ms / 1000} s`)), ms); })]).finally(() => clearTimeout(timer));
+}
+
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const n = s.length;

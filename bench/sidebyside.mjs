@@ -19,19 +19,13 @@ import { join } from 'node:path';
 import { install, memory, openBig, reveal, scrollRun, toggles } from './bigdoc.mjs';
 import { paintedLoad } from './first-paint.mjs';
 import { firstLoad } from './first-load.mjs';
-import { BASE, freshPage, median, round } from './lib.mjs';
+import { BASE, freshPage, median, round, within } from './lib.mjs';
 import { startServer } from './serve.mjs';
 
 const SCALE = [
   ['scale-light', '20,000 segments (2,000 messages)'],
   ['scale-100k', '100,000 segments (10,000 messages)'],
 ];
-
-/** Rejects after `ms`. */
-function within(ms, what, p) {
-  let timer;
-  return Promise.race([p, new Promise((_, fail) => { timer = setTimeout(() => fail(new Error(`${what}: over ${ms / 1000} s`)), ms); })]).finally(() => clearTimeout(timer));
-}
 
 /** Lines of the side-by-side table: { figure, react, ours, unit, goal, better } (`better`: 'lower' | 'higher'). */
 export class Table {
