@@ -45,7 +45,9 @@ fi
 # a fresh machine's set-up, and an unoptimised Trunk serves and stages this
 # site as quickly as an optimised one). Trunk is built without its default
 # features (TLS and the update check: Trunk downloads nothing here, the tools
-# come from PATH). The crates that do wasm-bindgen's own work on the app's
+# come from PATH), and with panic=unwind, not its own profile's abort: a panic
+# in one of its threads (its file watcher's, D189) then ends that thread, not
+# the server. The crates that do wasm-bindgen's own work on the app's
 # module (parsing, rewriting and writing it) keep opt-level 1 (WB_HOT): an
 # unoptimised walrus would add seconds to every release build. The two
 # installs and the npm install run side by side; each one's log is kept in
@@ -55,6 +57,7 @@ export CARGO_PROFILE_RELEASE_OPT_LEVEL=0
 export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256
 export CARGO_PROFILE_RELEASE_DEBUG=false
 export CARGO_PROFILE_RELEASE_INCREMENTAL=false
+export CARGO_PROFILE_RELEASE_PANIC=unwind
 WB_HOT=()
 for c in walrus wasmparser wasm-encoder wasm-bindgen-cli-support wasm-bindgen-shared leb128fmt id-arena hashbrown indexmap; do
   WB_HOT+=(--config "profile.release.package.$c.opt-level=1")
