@@ -25,7 +25,7 @@
 //     injected script ran between our load event and the app's start).
 //
 // `completeLoad(browser, url, who)` loads `url` in a fresh context and
-// returns { ms, files: [paths fetched until then] }; `paintedLoad(browser,
+// returns { ms, files: [paths fetched until then] }; `completePaintLoad(browser,
 // url, who)` returns the page's clock of another fresh load; `bytesOf(dist,
 // files)` sums their gzip -9 sizes (what a person waits for).
 import { readFileSync, existsSync, statSync } from 'node:fs';
@@ -115,15 +115,19 @@ export async function completeLoad(browser, url, who = 'ours', viewport = { widt
 }
 
 /**
- * One load in a fresh context, nothing evaluated in it by the harness: the
- * page's own clock (ms since navigation) at the end of the frame that paints
- * the complete first screen.
+ * One load in a fresh context, nothing evaluated in it by the harness until
+ * the screen is painted: the page's own clock (ms since navigation) at the end
+ * of the frame that paints the complete first screen. `probe` (optional): a
+ * function run in the page as an init script before the page's own scripts
+ * (it must not poll the screen); `collect` (optional): a function evaluated in
+ * the page once the paint is reported. Returns `{ t, collected }`.
  */
-export async function paintedLoad(browser, url, who = 'ours', viewport = { width: 1400, height: 900 }) {
+export async function completePaintLoad(browser, url, who = 'ours', { viewport = { width: 1400, height: 900 }, probe, collect } = {}) {
   const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
   let reported;
   const painted = new Promise((ok) => { reported = ok; });
   await context.exposeBinding('__pepPaintedAt', (_source, t) => reported(t));
+  if (probe) await context.addInitScript(probe);
   const arg = JSON.stringify({ s: SCREEN[who], read: 'textContent' });
   await context.addInitScript({ content: `(${paintedClock})(() => (${holds})(${arg}), (t) => window.__pepPaintedAt(t));` });
   const page = await context.newPage();
@@ -133,7 +137,7 @@ export async function paintedLoad(browser, url, who = 'ours', viewport = { width
     await page.goto(url, { waitUntil: 'commit' });
     const t = await within(60000, `${url}: the complete first screen's paint`, painted);
     if (errors.length) throw new Error(`${url}: page errors: ${errors.join('; ')}`);
-    return t;
+    return { t, collected: collect ? await page.evaluate(collect) : undefined };
   } finally {
     await context.close();
   }

@@ -16,7 +16,7 @@
 //   ../shared/anchors/react-standin/README.md, or scripts/bench.sh)
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { bytesOf, completeLoad, median, paintedLoad } from './complete-screen.mjs';
+import { bytesOf, completeLoad, completePaintLoad, median } from './complete-screen.mjs';
 import { startServer } from './serve.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -55,7 +55,7 @@ try {
       const r = await completeLoad(browser, url, who);
       times[k].push(r.ms);
       files[k] ??= r.files;
-      painted[k].push(await paintedLoad(browser, url, who));
+      painted[k].push((await completePaintLoad(browser, url, who)).t);
     }
   }
 } finally {

@@ -32,7 +32,7 @@ const MAIN_KEYS = { FunctionCall: 'script', 'v8.callFunction': 'script', Evaluat
  * category before `painted`. The side-by-side bench (bench/sidebyside.mjs)
  * uses it without the trace.
  */
-export function paintedLoad(browser, { base, path, sel, trace = true }) {
+export function firstPaintLoad(browser, { base, path, sel, trace = true }) {
   return once({ t: { sel, base }, path }, browser, trace);
 }
 

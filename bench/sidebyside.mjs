@@ -5,7 +5,7 @@
 // ../shared/anchors/side-by-side/measure.py (the yardstick):
 //  - first segment painted: the first animation frame in which a segment
 //    exists, plus that frame's paint (`setTimeout(0)` queued from the frame);
-//    fresh context per load (bench/first-paint.mjs's `paintedLoad`);
+//    fresh context per load (bench/first-paint.mjs's `firstPaintLoad`);
 //  - scale: the stand-in's own 20,000-segment file (React: injected before
 //    load, timed from the moment the object exists; ours: the same content
 //    converted by to_pep.py, through the file input, timed from `change`), and
@@ -17,7 +17,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { install, memory, openBig, reveal, scrollRun, toggles } from './bigdoc.mjs';
-import { paintedLoad } from './first-paint.mjs';
+import { firstPaintLoad } from './first-paint.mjs';
 import { firstLoad } from './first-load.mjs';
 import { BASE, freshPage, median, round, within } from './lib.mjs';
 import { startServer } from './serve.mjs';
@@ -131,7 +131,7 @@ export async function sideBySide(results, browser, { standin, ours, runs = 9, sc
     ];
     for (let i = 0; i <= runs; i++) {
       for (const c of cases) {
-        const r = await paintedLoad(browser, { base: c.base, path: c.path, sel: c.sel, trace: false });
+        const r = await firstPaintLoad(browser, { base: c.base, path: c.path, sel: c.sel, trace: false });
         if (i > 0) c.v.push(r.t.painted); // round 0 warms the browser up
       }
     }
