@@ -224,7 +224,7 @@ async function splitCold(root, { named, profile, work, primaryOut }) {
  */
 export function optimizeModules(binaryen, work, names) {
   return names.map((name) => {
-    const module = binaryen.readBinary(readFileSync(join(work, name)));
+    const module = binaryen.readBinary(withoutLabelNames(readFileSync(join(work, name))));
     try {
       if (!module.validate()) throw new Error(`split: ${name} is not a valid module`);
       module.optimize();
@@ -235,6 +235,55 @@ export function optimizeModules(binaryen, work, names) {
       module.dispose();
     }
   });
+}
+
+/**
+ * `buf` (a module) without its name section's label names (subsection 3).
+ * The split step writes that subsection, empty, in every module; binaryen
+ * does not read it and said so once per module ("warning: unknown name
+ * subsection with id 3": 101 lines in each release build's log). Its
+ * binaries carry no names, so the optimized output is the same.
+ */
+export function withoutLabelNames(buf) {
+  const uleb = (i) => {
+    let r = 0;
+    for (let s = 0; ; s += 7) {
+      const x = buf[i++];
+      r += (x & 0x7f) * 2 ** s;
+      if (x < 0x80) return [r, i];
+    }
+  };
+  const encode = (n) => {
+    const out = [];
+    do {
+      let x = n % 128;
+      n = Math.floor(n / 128);
+      if (n) x |= 0x80;
+      out.push(x);
+    } while (n);
+    return Buffer.from(out);
+  };
+  for (let i = 8; i < buf.length;) {
+    const start = i;
+    const id = buf[i];
+    const [size, body] = uleb(i + 1);
+    const end = body + size;
+    if (id === 0) {
+      const [len, at] = uleb(body);
+      if (buf.subarray(at, at + len).toString('utf8') === 'name') {
+        const kept = [buf.subarray(body, at + len)];
+        for (let k = at + len; k < end;) {
+          const [subSize, subBody] = uleb(k + 1);
+          if (buf[k] !== 3) kept.push(buf.subarray(k, subBody + subSize));
+          k = subBody + subSize;
+        }
+        const content = Buffer.concat(kept);
+        return Buffer.concat([buf.subarray(0, start), Buffer.from([0]), encode(content.length), content, buf.subarray(end)]);
+      }
+    }
+    i = end;
+  }
+  return buf;
 }
 
 /**

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chunkNeeds, EVERY_LOAD, groupChunks, loaderForGroups, mergeModules } from '../../scripts/merge-chunks.mjs';
-import { loadBinaryen } from '../../scripts/split.mjs';
+import { loadBinaryen, withoutLabelNames } from '../../scripts/split.mjs';
 import { test, root } from './helpers.mjs';
 
 const FEATURES = ['--enable-mutable-globals', '--enable-bulk-memory', '--enable-sign-ext', '--enable-reference-types'];
@@ -119,4 +119,22 @@ test('merge chunks in the build: a few chunk files, every one listed in the mani
     assert.ok(chunks.some((c) => f.includes(`-${c}-`)), `${f} is in the manifest`);
   }
   assert.ok(EVERY_LOAD.every((s) => splits.includes(`split_${s}`)));
+});
+
+test('the split step\'s label names (name subsection 3, which binaryen does not read) are dropped before binaryen reads a module; the function names stay', async () => {
+  const binaryen = await loadBinaryen(root);
+  const hex = (h) => Buffer.from(h.replace(/\s+/g, ''), 'hex');
+  const code = hex('0061736d 01000000  01 04 01 60 00 00  03 02 01 00  0a 04 01 02 00 0b');
+  // "name": function names (subsection 1: function 0 is "f"), then empty label names (3).
+  const named = Buffer.concat([code, hex('00 0e 04 6e616d65  01 04 01 00 01 66  03 01 00')]);
+  const out = withoutLabelNames(named);
+  assert.deepEqual(out, Buffer.concat([code, hex('00 0b 04 6e616d65  01 04 01 00 01 66')]));
+  const module = binaryen.readBinary(out);
+  try {
+    assert.ok(module.validate());
+    assert.equal(binaryen.getFunctionInfo(module.getFunctionByIndex(0)).name, 'f');
+  } finally {
+    module.dispose();
+  }
+  assert.equal(withoutLabelNames(code), code, 'a module without a name section is returned as it is');
 });
