@@ -15,16 +15,18 @@
 //     (scripts/split.mjs: crates/split-step, wasm-bindgen, wasm-opt, SRI), and
 //     the stylesheet minified (scripts/minify.mjs; its SRI digest rewritten);
 //     beside the split, the tokenizer worker's module through wasm-opt -O1
-//     (optimizeWorker, D188).
+//     (optimizeWorker, D188). Both are taken from target/ when an earlier
+//     build made them of the same inputs (D190).
 //  4. Every text and wasm file also as .gz (gzip -9) and .br (brotli, quality
 //     11), written with Node's zlib (its brotli and gzip are the reference
 //     implementations), for servers that send precompressed files; not when
-//     PEP_NO_PRECOMPRESS=1 (scripts/serve.sh: Trunk's server never sends them).
+//     PEP_NO_PRECOMPRESS=1 (scripts/serve.sh: Trunk's server never sends them);
+//     a file with the same bytes as in the last build takes that build's (D190).
 //
 // Usage (Trunk runs it): node scripts/postbuild.mjs
 //        node scripts/postbuild.mjs --print-csp   (the header form, for docs and tests)
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
@@ -160,7 +162,22 @@ export function minifyStylesheets(dir, html) {
 export async function optimizeWorker(dir) {
   const wasm = join(dir, 'token-worker_bg.wasm');
   if (!existsSync(wasm)) throw new Error(`postbuild: no tokenizer worker module in ${dir}`);
-  await runAsync(tool(root, 'wasm-opt'), ['-O1', wasm, '-o', wasm]);
+  // The output of an earlier build of the same module with the same wasm-opt
+  // is taken as it is (D190): target/worker-opt/<digest of both>.wasm.
+  const wasmOpt = tool(root, 'wasm-opt');
+  const key = createHash('sha256').update(await runAsync(wasmOpt, ['--version'])).update('\0-O1\0').update(readFileSync(wasm)).digest('hex').slice(0, 32);
+  const cacheDir = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'worker-opt');
+  const cached = join(cacheDir, `${key}.wasm`);
+  if (existsSync(cached)) {
+    copyFileSync(cached, wasm);
+    console.log(`postbuild: the worker's module as an earlier build optimized it (${cached})`);
+    return;
+  }
+  await runAsync(wasmOpt, ['-O1', wasm, '-o', wasm]);
+  mkdirSync(cacheDir, { recursive: true });
+  for (const old of readdirSync(cacheDir)) rmSync(join(cacheDir, old), { force: true });
+  copyFileSync(wasm, `${cached}.tmp`);
+  renameSync(`${cached}.tmp`, cached);
 }
 
 async function finish(dir, release) {
@@ -199,17 +216,35 @@ async function finish(dir, release) {
   if (process.env.PEP_NO_PRECOMPRESS === '1') return;
   // Compressed side by side: zlib's async calls run on libuv's threads, one
   // file per core at a time (brotli at quality 11 is ~30 s of one core for
-  // every file of a release build).
+  // every file of a release build). A file this build has the same bytes as
+  // the last build's takes that build's .gz and .br (D190):
+  // target/precompress/<sha256>.gz|.br holds the last build's, no more.
+  const cacheDir = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'precompress');
+  mkdirSync(cacheDir, { recursive: true });
+  const used = new Set();
   const todo = walk(dir).filter((p) => TEXT.test(p) || p.endsWith('sw.js'));
   await eachAtMost(availableParallelism(), todo, async (p) => {
     const body = readFileSync(p);
+    const key = sha256(body);
+    const [gzC, brC] = [join(cacheDir, `${key}.gz`), join(cacheDir, `${key}.br`)];
+    used.add(`${key}.gz`).add(`${key}.br`);
+    if (existsSync(gzC) && existsSync(brC)) {
+      copyFileSync(gzC, `${p}.gz`);
+      copyFileSync(brC, `${p}.br`);
+      return;
+    }
     const [gz, br] = await Promise.all([
       gzipAsync(body, { level: 9 }),
       brotliAsync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
     ]);
     writeFileSync(`${p}.gz`, gz);
     writeFileSync(`${p}.br`, br);
+    for (const [c, b] of [[gzC, gz], [brC, br]]) {
+      writeFileSync(`${c}.tmp`, b);
+      renameSync(`${c}.tmp`, c);
+    }
   });
+  for (const f of readdirSync(cacheDir)) if (!used.has(f)) rmSync(join(cacheDir, f), { force: true });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

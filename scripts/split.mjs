@@ -26,12 +26,19 @@
 //      modulepreload (with its own digest) for the loader, which the glue
 //      imports statically.
 //
+// Steps 1–3 are a function of their inputs (cargo's module, Trunk's file
+// names, the first-screen profile, these scripts, the tools): their output is
+// kept in target/split/cache/<digest of the inputs>/ and a build with the same
+// inputs takes it from there (splitKey, D190): a rebuild for a stylesheet or
+// index.html change, and the sub-path build of scripts/test.sh, do not split
+// the same module again (~60 s of two cores).
+//
 // Nothing happens when cargo's module has no split point (debug builds, or
 // `PEP_NO_SPLIT=1`). Any failure stops the build: a half-split site would not
 // start.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -309,31 +316,16 @@ export async function loadBinaryen(root) {
 }
 
 /**
- * Splits the app in `staging` (Trunk's staging directory of a release build).
- * Returns what it did ({ modules: [file names] }) or null when there is
- * nothing to split.
+ * Steps 1–3 of the split: writes the split modules, the glue, the loader and
+ * the manifest into `staging`. Returns { modules: [the files fetched on
+ * demand], written: [every file it wrote into staging] }.
  */
-export async function splitApp(root, staging, { log = console.log } = {}) {
-  const targetDir = process.env.CARGO_TARGET_DIR || join(root, 'target');
-  const input = join(targetDir, 'wasm32-unknown-unknown', 'release', 'pep-app.wasm');
-  if (!existsSync(input) || !readFileSync(input).includes(PLACEHOLDER)) return null;
-
-  const glue = readdirSync(staging).find((f) => /^pep-app(?:-[0-9a-f]+)?\.js$/.test(f));
-  if (!glue) throw new Error(`split: no pep-app glue in ${staging}`);
-  const stem = glue.slice(0, -'.js'.length);
-  const loader = `${stem}_split.js`;
-
+async function splitModules(root, staging, { targetDir, input, glue, stem, loader, splitter, profile, withCold, log }) {
   const work = join(targetDir, 'split', 'release');
   rmSync(work, { recursive: true, force: true });
   mkdirSync(join(work, 'bindgen'), { recursive: true });
 
-  // 1. Split (the tool is built once, with the profile `tool`).
-  //    A native build: without scripts/trunk.sh's settings for the
-  //    WebAssembly release (build-std needs a --target; none is given here).
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k === 'RUSTC_BOOTSTRAP' || k.startsWith('CARGO_UNSTABLE_')) delete env[k];
-  run('cargo', ['build', '--quiet', '--locked', '--profile', 'tool', '-p', 'pep-split-step'], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
-  const splitter = join(targetDir, 'tool', 'pep-split-step');
+  // 1. Split.
   const main = join(work, 'main.wasm');
   const out = JSON.parse(run(splitter, [input, work, main, `./${loader}`, `./${glue}`]));
 
@@ -351,8 +343,6 @@ export async function splitApp(root, staging, { log = console.log } = {}) {
   //    process (optimizeModules).
   const wasmOpt = tool(root, 'wasm-opt');
   let glueJs = readFileSync(join(work, 'bindgen', `${stem}.js`), 'utf8');
-  const profile = join(root, 'scripts', 'hot-functions.txt');
-  const withCold = existsSync(profile) && process.env.PEP_NO_COLD !== '1';
   const named = join(work, 'main-named.wasm');
   const mainDone = withCold
     ? runAsync(wasmOpt, [...MAIN_OPT, '-g', join(work, 'bindgen', `${stem}_bg.wasm`), '-o', named])
@@ -404,6 +394,87 @@ export async function splitApp(root, staging, { log = console.log } = {}) {
   modules.push(manifest);
   loaderJs = minifyJs(root, loaderJs, loader);
   writeFileSync(join(staging, loader), loaderJs);
+
+  return { modules, written: [`${stem}_bg.wasm`, glue, loader, ...modules] };
+}
+
+/**
+ * The digest of everything steps 1–3 of the split read (cargo's module
+ * `input`, Trunk's file stem, the profile when the cold split is on, the split
+ * step's binary, the scripts in this directory, the pinned npm tools and the
+ * lockfile, the wasm-bindgen and wasm-opt versions `versions`): equal
+ * digests, equal output.
+ */
+export function splitKey(root, { input, stem, splitter, profile, withCold, versions }) {
+  const h = createHash('sha256');
+  const part = (name, body) => h.update(`${name}\0${body.length}\0`).update(body);
+  part('input', readFileSync(input));
+  part('stem', stem);
+  part('cold', withCold ? readFileSync(profile) : 'off');
+  part('splitter', readFileSync(splitter));
+  const scripts = join(root, 'scripts');
+  for (const f of readdirSync(scripts).filter((f) => f.endsWith('.mjs')).sort()) part(`scripts/${f}`, readFileSync(join(scripts, f)));
+  part('npm', readFileSync(join(root, '.tools', 'package-lock.json')));
+  part('cargo', readFileSync(join(root, 'Cargo.lock')));
+  part('versions', versions);
+  return h.digest('hex').slice(0, 32);
+}
+
+/** Keeps the `keep` most recently used entries of the split cache `dir`. */
+function pruneCache(dir, keep = 3) {
+  const entries = readdirSync(dir).map((name) => ({ name, t: statSync(join(dir, name)).mtimeMs })).sort((a, b) => b.t - a.t);
+  for (const e of entries.slice(keep)) rmSync(join(dir, e.name), { recursive: true, force: true });
+}
+
+/**
+ * Splits the app in `staging` (Trunk's staging directory of a release build).
+ * Returns what it did ({ modules: [file names] }) or null when there is
+ * nothing to split.
+ */
+export async function splitApp(root, staging, { log = console.log } = {}) {
+  const targetDir = process.env.CARGO_TARGET_DIR || join(root, 'target');
+  const input = join(targetDir, 'wasm32-unknown-unknown', 'release', 'pep-app.wasm');
+  if (!existsSync(input) || !readFileSync(input).includes(PLACEHOLDER)) return null;
+
+  const glue = readdirSync(staging).find((f) => /^pep-app(?:-[0-9a-f]+)?\.js$/.test(f));
+  if (!glue) throw new Error(`split: no pep-app glue in ${staging}`);
+  const stem = glue.slice(0, -'.js'.length);
+  const loader = `${stem}_split.js`;
+
+  // The split step's tool (built once, with the profile `tool`). A native
+  // build: without scripts/trunk.sh's settings for the WebAssembly release
+  // (build-std needs a --target; none is given here).
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k === 'RUSTC_BOOTSTRAP' || k.startsWith('CARGO_UNSTABLE_')) delete env[k];
+  run('cargo', ['build', '--quiet', '--locked', '--profile', 'tool', '-p', 'pep-split-step'], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const splitter = join(targetDir, 'tool', 'pep-split-step');
+  const profile = join(root, 'scripts', 'hot-functions.txt');
+  const withCold = existsSync(profile) && process.env.PEP_NO_COLD !== '1';
+  const versions = [tool(root, 'wasm-bindgen'), tool(root, 'wasm-opt')].map((t) => run(t, ['--version'])).join('\n');
+
+  const cacheRoot = join(targetDir, 'split', 'cache');
+  const cached = join(cacheRoot, splitKey(root, { input, stem, splitter, profile, withCold, versions }));
+  let modules;
+  if (existsSync(join(cached, 'split.json'))) {
+    const done = JSON.parse(readFileSync(join(cached, 'split.json'), 'utf8'));
+    for (const f of done.written) copyFileSync(join(cached, f), join(staging, f));
+    modules = done.modules;
+    const now = new Date();
+    utimesSync(cached, now, now); // the most recently used, for pruneCache
+    log(`split: the same module, profile, scripts and tools as an earlier build: its split taken from ${cached}`);
+  } else {
+    const done = await splitModules(root, staging, { targetDir, input, glue, stem, loader, splitter, profile, withCold, log });
+    modules = done.modules;
+    const tmp = `${cached}.tmp`;
+    rmSync(tmp, { recursive: true, force: true });
+    mkdirSync(tmp, { recursive: true });
+    for (const f of done.written) copyFileSync(join(staging, f), join(tmp, f));
+    writeFileSync(join(tmp, 'split.json'), JSON.stringify({ written: done.written, modules }));
+    rmSync(cached, { recursive: true, force: true });
+    renameSync(tmp, cached);
+    pruneCache(cacheRoot);
+  }
+  const loaderJs = readFileSync(join(staging, loader), 'utf8');
 
   // 4. index.html: digests, and the loader preloaded with the glue.
   const indexPath = join(staging, 'index.html');
