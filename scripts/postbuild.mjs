@@ -150,6 +150,9 @@ export function minifyStylesheets(dir, html) {
   return out;
 }
 
+/** The worker's `wasm-opt` passes (D188). */
+const WORKER_OPT = ['-O1'];
+
 /**
  * The tokenizer worker's module through `wasm-opt -O1`, in place in the
  * staging directory. Its Rust is throughput-tuned (the `release-worker`
@@ -165,7 +168,7 @@ export async function optimizeWorker(dir) {
   // The output of an earlier build of the same module with the same wasm-opt
   // is taken as it is (D190): target/worker-opt/<digest of both>.wasm.
   const wasmOpt = tool(root, 'wasm-opt');
-  const key = createHash('sha256').update(await runAsync(wasmOpt, ['--version'])).update('\0-O1\0').update(readFileSync(wasm)).digest('hex').slice(0, 32);
+  const key = createHash('sha256').update(await runAsync(wasmOpt, ['--version'])).update(`\0${WORKER_OPT.join(' ')}\0`).update(readFileSync(wasm)).digest('hex').slice(0, 32);
   const cacheDir = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'worker-opt');
   const cached = join(cacheDir, `${key}.wasm`);
   if (existsSync(cached)) {
@@ -173,7 +176,7 @@ export async function optimizeWorker(dir) {
     console.log(`postbuild: the worker's module as an earlier build optimized it (${cached})`);
     return;
   }
-  await runAsync(wasmOpt, ['-O1', wasm, '-o', wasm]);
+  await runAsync(wasmOpt, [...WORKER_OPT, wasm, '-o', wasm]);
   mkdirSync(cacheDir, { recursive: true });
   for (const old of readdirSync(cacheDir)) rmSync(join(cacheDir, old), { force: true });
   copyFileSync(wasm, `${cached}.tmp`);
