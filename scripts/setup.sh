@@ -109,12 +109,37 @@ if [ "$serve_only" = 0 ] && ! cmp -s .tools/requirements.txt .tools/python/.pep-
   run_bg python sh -c 'rm -rf .tools/python && python3 -m pip install --target .tools/python --no-compile --disable-pip-version-check -q -r .tools/requirements.txt && cp .tools/requirements.txt .tools/python/.pep-installed-requirements.txt'
 fi
 
+# While they run: each one's end as it comes, and every 30 s what each is
+# doing (a fresh machine's installs take minutes with nothing else on screen).
+started=$SECONDS
 failed=0
-for i in "${!pids[@]}"; do
-  if ! wait "${pids[$i]}"; then
-    say "installing ${names[$i]} failed; its log (target/setup-${names[$i]}.log) ends:"
-    tail -n 40 "target/setup-${names[$i]}.log" >&2
-    failed=1
-  fi
+finished=()
+tick=0
+while :; do
+  running=0
+  for i in "${!pids[@]}"; do
+    [ -n "${finished[$i]:-}" ] && continue
+    if kill -0 "${pids[$i]}" 2>/dev/null; then
+      running=$((running + 1))
+      continue
+    fi
+    finished[$i]=1
+    if wait "${pids[$i]}"; then
+      say "${names[$i]} installed ($((SECONDS - started)) s)"
+    else
+      say "installing ${names[$i]} failed; its log (target/setup-${names[$i]}.log) ends:"
+      tail -n 40 "target/setup-${names[$i]}.log" >&2
+      failed=1
+    fi
+  done
+  [ "$running" = 0 ] && break
+  sleep 1
+  tick=$((tick + 1))
+  [ $((tick % 30)) = 0 ] || continue
+  for i in "${!pids[@]}"; do
+    [ -n "${finished[$i]:-}" ] && continue
+    last=$(grep -a 'Compiling' "target/setup-${names[$i]}.log" 2>/dev/null | tail -n 1 | sed 's/^ *//' || true)
+    say "${names[$i]}: still installing after $((SECONDS - started)) s${last:+ (${last})}"
+  done
 done
 [ "$failed" = 0 ] || exit 1
