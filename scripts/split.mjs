@@ -256,6 +256,7 @@ export function withoutLabelNames(buf) {
     let r = 0;
     for (let s = 0; ; s += 7) {
       const x = buf[i++];
+      if (x === undefined) throw new Error('split: a module ends inside a LEB128 number');
       r += (x & 0x7f) * 2 ** s;
       if (x < 0x80) return [r, i];
     }

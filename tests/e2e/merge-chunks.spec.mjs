@@ -137,4 +137,5 @@ test('the split step\'s label names (name subsection 3, which binaryen does not 
     module.dispose();
   }
   assert.equal(withoutLabelNames(code), code, 'a module without a name section is returned as it is');
+  assert.throws(() => withoutLabelNames(named.subarray(0, code.length + 1)), /ends inside a LEB128 number/, 'a truncated module is an error, not a hang');
 });
