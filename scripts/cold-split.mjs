@@ -45,11 +45,13 @@ export function readProfile(path) {
   return new Set(readFileSync(path, 'utf8').split('\n').map((l) => l.trim()).filter((l) => /^[0-9a-f]{16}$/.test(l)));
 }
 
-function leb(b, i) {
+/** The unsigned LEB128 number at `b[i]`: [its value, the index after it]. */
+export function leb(b, i) {
   let r = 0n;
   let s = 0n;
   for (;;) {
     const x = b[i++];
+    if (x === undefined) throw new Error('wasm: a module ends inside a LEB128 number');
     r |= BigInt(x & 0x7f) << s;
     s += 7n;
     if (x < 0x80) return [Number(r), i];

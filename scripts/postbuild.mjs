@@ -33,7 +33,7 @@ import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { minifyCss } from './minify.mjs';
-import { eachAtMost, runAsync, splitApp, sri, tool } from './split.mjs';
+import { eachAtMost, runAsync, splitApp, sri, targetDirOf, tool } from './split.mjs';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
@@ -169,7 +169,7 @@ export async function optimizeWorker(dir) {
   // is taken as it is (D190): target/worker-opt/<digest of both>.wasm.
   const wasmOpt = tool(root, 'wasm-opt');
   const key = createHash('sha256').update(await runAsync(wasmOpt, ['--version'])).update(`\0${WORKER_OPT.join(' ')}\0`).update(readFileSync(wasm)).digest('hex').slice(0, 32);
-  const cacheDir = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'worker-opt');
+  const cacheDir = join(targetDirOf(root), 'worker-opt');
   const cached = join(cacheDir, `${key}.wasm`);
   if (existsSync(cached)) {
     copyFileSync(cached, wasm);
@@ -179,8 +179,13 @@ export async function optimizeWorker(dir) {
   await runAsync(wasmOpt, [...WORKER_OPT, wasm, '-o', wasm]);
   mkdirSync(cacheDir, { recursive: true });
   for (const old of readdirSync(cacheDir)) rmSync(join(cacheDir, old), { force: true });
-  copyFileSync(wasm, `${cached}.tmp`);
-  renameSync(`${cached}.tmp`, cached);
+  putFile(cached, readFileSync(wasm));
+}
+
+/** Writes a cache entry under a temporary name and renames it into place: an interrupted build leaves no half entry. */
+function putFile(path, body) {
+  writeFileSync(`${path}.tmp`, body);
+  renameSync(`${path}.tmp`, path);
 }
 
 async function finish(dir, release) {
@@ -222,7 +227,7 @@ async function finish(dir, release) {
   // every file of a release build). A file this build has the same bytes as
   // the last build's takes that build's .gz and .br (D190):
   // target/precompress/<sha256>.gz|.br holds the last build's, no more.
-  const cacheDir = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'precompress');
+  const cacheDir = join(targetDirOf(root), 'precompress');
   mkdirSync(cacheDir, { recursive: true });
   const used = new Set();
   const todo = walk(dir).filter((p) => TEXT.test(p) || p.endsWith('sw.js'));
@@ -242,10 +247,8 @@ async function finish(dir, release) {
     ]);
     writeFileSync(`${p}.gz`, gz);
     writeFileSync(`${p}.br`, br);
-    for (const [c, b] of [[gzC, gz], [brC, br]]) {
-      writeFileSync(`${c}.tmp`, b);
-      renameSync(`${c}.tmp`, c);
-    }
+    putFile(gzC, gz);
+    putFile(brC, br);
   });
   for (const f of readdirSync(cacheDir)) if (!used.has(f)) rmSync(join(cacheDir, f), { force: true });
 }

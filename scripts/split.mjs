@@ -42,7 +42,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameS
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bodySizes, coldSplit, readProfile } from './cold-split.mjs';
+import { bodySizes, coldSplit, leb, readProfile } from './cold-split.mjs';
 import { withColdRuntime } from './cold-runtime.mjs';
 import { mergeChunks } from './merge-chunks.mjs';
 import { minifyJs } from './minify.mjs';
@@ -252,15 +252,7 @@ export function optimizeModules(binaryen, work, names) {
  * binaries carry no names, so the optimized output is the same.
  */
 export function withoutLabelNames(buf) {
-  const uleb = (i) => {
-    let r = 0;
-    for (let s = 0; ; s += 7) {
-      const x = buf[i++];
-      if (x === undefined) throw new Error('split: a module ends inside a LEB128 number');
-      r += (x & 0x7f) * 2 ** s;
-      if (x < 0x80) return [r, i];
-    }
-  };
+  const uleb = (i) => leb(buf, i);
   const encode = (n) => {
     const out = [];
     do {
@@ -427,13 +419,16 @@ function pruneCache(dir, keep = 3) {
   for (const e of entries.slice(keep)) rmSync(join(dir, e.name), { recursive: true, force: true });
 }
 
+/** Cargo's target directory, where the build's caches live too. */
+export const targetDirOf = (root) => process.env.CARGO_TARGET_DIR || join(root, 'target');
+
 /**
  * Splits the app in `staging` (Trunk's staging directory of a release build).
  * Returns what it did ({ modules: [file names] }) or null when there is
  * nothing to split.
  */
 export async function splitApp(root, staging, { log = console.log } = {}) {
-  const targetDir = process.env.CARGO_TARGET_DIR || join(root, 'target');
+  const targetDir = targetDirOf(root);
   const input = join(targetDir, 'wasm32-unknown-unknown', 'release', 'pep-app.wasm');
   if (!existsSync(input) || !readFileSync(input).includes(PLACEHOLDER)) return null;
 
