@@ -120,9 +120,11 @@ export async function completeLoad(browser, url, who = 'ours', viewport = { widt
  * of the frame that paints the complete first screen. `probe` (optional): a
  * function run in the page as an init script before the page's own scripts
  * (it must not poll the screen); `collect` (optional): a function evaluated in
- * the page once the paint is reported. Returns `{ t, collected }`.
+ * the page once the paint is reported; `latency` (optional): milliseconds
+ * added to every request (a network's round trip, not loopback's). Returns
+ * `{ t, collected }`.
  */
-export async function completePaintLoad(browser, url, who = 'ours', { viewport = { width: 1400, height: 900 }, probe, collect } = {}) {
+export async function completePaintLoad(browser, url, who = 'ours', { viewport = { width: 1400, height: 900 }, probe, collect, latency = 0 } = {}) {
   const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
   let reported;
   const painted = new Promise((ok) => { reported = ok; });
@@ -131,6 +133,12 @@ export async function completePaintLoad(browser, url, who = 'ours', { viewport =
   const arg = JSON.stringify({ s: SCREEN[who], read: 'textContent' });
   await context.addInitScript({ content: `(${paintedClock})(() => (${holds})(${arg}), (t) => window.__pepPaintedAt(t));` });
   const page = await context.newPage();
+  if (latency > 0) {
+    // Chromium's own network emulation: `latency` ms more on every request.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency, downloadThroughput: -1, uploadThroughput: -1 });
+  }
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   try {
