@@ -1,7 +1,7 @@
 // Ad hoc (not run by bench.sh): the complete first screen on the page's own
 // clock (complete-screen.mjs's completePaintLoad) for several builds of ours
 // and the React stand-in, loads interleaved (the order reversed every other
-// round), medians and React / build ratios. For A/B trials of copies of dist/
+// round), medians and React / build ratios with their 95 % bootstrap interval. For A/B trials of copies of dist/
 // (a changed index.html, stylesheet or module: rewrite its SRI digest, and the
 // CSP hashes with postbuild.mjs's inlineScriptHashes when a script changes).
 //
@@ -12,7 +12,7 @@
 // page's fetches; loopback has none.
 import { join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
-import { launch, median, root, takeOption } from './lib.mjs';
+import { launch, median, ratioInterval, root, takeOption } from './lib.mjs';
 import { startServer } from './serve.mjs';
 import { completePaintLoad } from './complete-screen.mjs';
 
@@ -45,4 +45,8 @@ try {
 }
 const r = median(times.at(-1));
 console.log(`complete first screen, page clock, median of ${runs} interleaved loads (${path}${latency ? `, +${latency} ms a request` : ''}); ratio = React / build, above 1 sooner`);
-for (const [k, b] of builds.entries()) console.log(`  ${(b.who === 'react' ? 'React stand-in' : b.dir).padEnd(40)} ${median(times[k]).toFixed(1)} ms  ${(r / median(times[k])).toFixed(3)}`);
+for (const [k, b] of builds.entries()) {
+  const [lo, hi] = ratioInterval(times.at(-1), times[k]);
+  const ci = b.who === 'react' ? '' : ` (95 % interval ${lo.toFixed(2)}–${hi.toFixed(2)})`;
+  console.log(`  ${(b.who === 'react' ? 'React stand-in' : b.dir).padEnd(40)} ${median(times[k]).toFixed(1)} ms  ${(r / median(times[k])).toFixed(3)}${ci}`);
+}

@@ -18,6 +18,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { bytesOf, completeLoad, completePaintLoad, median } from './complete-screen.mjs';
 import { startServer } from './serve.mjs';
+import { ratioInterval } from './lib.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -73,5 +74,7 @@ for (const k of keys.filter((k) => k !== 'react')) {
   const mo = median(times[k]);
   const po = median(painted[k]);
   const { total } = bytesOf(k.startsWith('before ') ? resolve(beforeDir) : dist, files[k]);
-  console.log(`  ours ${k.padEnd(8)}: harness ${mo.toFixed(0)} ms, ratio ${(mr / mo).toFixed(2)}; painted ${po.toFixed(0)} ms, ratio ${(pr / po).toFixed(2)}; ${total} bytes gzip -9 in ${files[k].length} files`);
+  // Each ratio's 95 % bootstrap interval: how far this one run can be trusted.
+  const ci = (a, b) => ratioInterval(a, b).map((x) => x.toFixed(2)).join('–');
+  console.log(`  ours ${k.padEnd(8)}: harness ${mo.toFixed(0)} ms, ratio ${(mr / mo).toFixed(2)} (${ci(times.react, times[k])}); painted ${po.toFixed(0)} ms, ratio ${(pr / po).toFixed(2)} (${ci(painted.react, painted[k])}); ${total} bytes gzip -9 in ${files[k].length} files`);
 }
