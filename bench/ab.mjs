@@ -1,7 +1,8 @@
 // Ad hoc (not run by bench.sh): the complete first screen on the page's own
 // clock (complete-screen.mjs's completePaintLoad) for several builds of ours
 // and the React stand-in, loads interleaved (the order reversed every other
-// round), medians and React / build ratios with their 95 % bootstrap interval. For A/B trials of copies of dist/
+// round), medians and React / build ratios with their 95 % bootstrap interval,
+// and the median of the ratios within each round (paired) with its interval. For A/B trials of copies of dist/
 // (a changed index.html, stylesheet or module: rewrite its SRI digest, and the
 // CSP hashes with postbuild.mjs's inlineScriptHashes when a script changes).
 //
@@ -12,7 +13,7 @@
 // page's fetches; loopback has none.
 import { join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
-import { launch, median, ratioInterval, root, takeOption } from './lib.mjs';
+import { launch, median, medianInterval, ratioInterval, root, takeOption } from './lib.mjs';
 import { startServer } from './serve.mjs';
 import { completePaintLoad } from './complete-screen.mjs';
 
@@ -46,7 +47,14 @@ try {
 const r = median(times.at(-1));
 console.log(`complete first screen, page clock, median of ${runs} interleaved loads (${path}${latency ? `, +${latency} ms a request` : ''}); ratio = React / build, above 1 sooner`);
 for (const [k, b] of builds.entries()) {
-  const [lo, hi] = ratioInterval(times.at(-1), times[k]);
-  const ci = b.who === 'react' ? '' : ` (95 % interval ${lo.toFixed(2)}–${hi.toFixed(2)})`;
+  let ci = '';
+  if (b.who !== 'react') {
+    const [lo, hi] = ratioInterval(times.at(-1), times[k]);
+    // Paired: the ratio within each round (the two loads ran side by side),
+    // which the machine's drift between rounds does not widen.
+    const rounds = times[k].map((t, i) => times.at(-1)[i] / t);
+    const [plo, phi] = medianInterval(rounds);
+    ci = ` (95 % interval ${lo.toFixed(2)}–${hi.toFixed(2)}); paired ${median(rounds).toFixed(3)} (${plo.toFixed(2)}–${phi.toFixed(2)})`;
+  }
   console.log(`  ${(b.who === 'react' ? 'React stand-in' : b.dir).padEnd(40)} ${median(times[k]).toFixed(1)} ms  ${(r / median(times[k])).toFixed(3)}${ci}`);
 }

@@ -102,15 +102,28 @@ export function median(xs) {
  * Returns [low, high].
  */
 export function ratioInterval(a, b, rounds = 2000) {
+  const resample = resampler();
+  const ratios = [];
+  for (let i = 0; i < rounds; i++) ratios.push(median(resample(a)) / median(resample(b)));
+  return [percentile(ratios, 2.5), percentile(ratios, 97.5)];
+}
+
+/** The 95 % bootstrap interval of `median(xs)` (as `ratioInterval`). Returns [low, high]. */
+export function medianInterval(xs, rounds = 2000) {
+  const resample = resampler();
+  const medians = [];
+  for (let i = 0; i < rounds; i++) medians.push(median(resample(xs)));
+  return [percentile(medians, 2.5), percentile(medians, 97.5)];
+}
+
+/** Resampling with replacement, from a fixed seed (the same samples give the same interval). */
+function resampler() {
   let seed = 0x2545f491;
   const next = () => {
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
     return seed / 2 ** 32;
   };
-  const resample = (xs) => xs.map(() => xs[Math.floor(next() * xs.length)]);
-  const ratios = [];
-  for (let i = 0; i < rounds; i++) ratios.push(median(resample(a)) / median(resample(b)));
-  return [percentile(ratios, 2.5), percentile(ratios, 97.5)];
+  return (xs) => xs.map(() => xs[Math.floor(next() * xs.length)]);
 }
 
 /** Nearest-rank percentile. */
