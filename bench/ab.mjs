@@ -2,9 +2,10 @@
 // clock (complete-screen.mjs's completePaintLoad) for several builds of ours
 // and the React stand-in, loads interleaved (the order reversed every other
 // round), medians and React / build ratios with their 95 % bootstrap interval,
-// and the median of the ratios within each round (paired) with its interval. For A/B trials of copies of dist/
-// (a changed index.html, stylesheet or module: rewrite its SRI digest, and the
-// CSP hashes with postbuild.mjs's inlineScriptHashes when a script changes).
+// and the median of the ratios within each round (paired) with its interval.
+// For A/B trials of copies of dist/ (a changed index.html, stylesheet or
+// module: rewrite its SRI digest, and the CSP hashes with postbuild.mjs's
+// inlineScriptHashes when a script changes).
 //
 //   node bench/ab.mjs [--runs 21] [--path /] [--latency 0] [--react DIR] DIST...
 //

@@ -70,11 +70,11 @@ const pr = median(painted.react);
 console.log(`complete first screen, median of ${runs} interleaved loads each (ratio = React / ours: above 1, ours is sooner)`);
 console.log('  harness: navigation -> waitForFunction sees it (complete.py); painted: the page\'s clock, the end of the frame that paints it, on loads the harness does not poll');
 console.log(`  React stand-in /: harness ${mr.toFixed(0)} ms, painted ${pr.toFixed(0)} ms`);
+// Each ratio's 95 % bootstrap interval: how far this one run can be trusted.
+const ci = (a, b) => ratioInterval(a, b).map((x) => x.toFixed(2)).join('–');
 for (const k of keys.filter((k) => k !== 'react')) {
   const mo = median(times[k]);
   const po = median(painted[k]);
   const { total } = bytesOf(k.startsWith('before ') ? resolve(beforeDir) : dist, files[k]);
-  // Each ratio's 95 % bootstrap interval: how far this one run can be trusted.
-  const ci = (a, b) => ratioInterval(a, b).map((x) => x.toFixed(2)).join('–');
   console.log(`  ours ${k.padEnd(8)}: harness ${mo.toFixed(0)} ms, ratio ${(mr / mo).toFixed(2)} (${ci(times.react, times[k])}); painted ${po.toFixed(0)} ms, ratio ${(pr / po).toFixed(2)} (${ci(painted.react, painted[k])}); ${total} bytes gzip -9 in ${files[k].length} files`);
 }

@@ -97,33 +97,33 @@ export function median(xs) {
 
 /**
  * How far one run's ratio of medians, `median(a) / median(b)`, can be trusted:
- * its 95 % interval by bootstrap (each sample set resampled with replacement,
- * 2,000 times; a fixed seed, so the same samples give the same interval).
- * Returns [low, high].
+ * its 95 % bootstrap interval. Returns [low, high].
  */
 export function ratioInterval(a, b, rounds = 2000) {
-  const resample = resampler();
-  const ratios = [];
-  for (let i = 0; i < rounds; i++) ratios.push(median(resample(a)) / median(resample(b)));
-  return [percentile(ratios, 2.5), percentile(ratios, 97.5)];
+  return bootstrapInterval((resample) => median(resample(a)) / median(resample(b)), rounds);
 }
 
-/** The 95 % bootstrap interval of `median(xs)` (as `ratioInterval`). Returns [low, high]. */
+/** The 95 % bootstrap interval of `median(xs)`. Returns [low, high]. */
 export function medianInterval(xs, rounds = 2000) {
-  const resample = resampler();
-  const medians = [];
-  for (let i = 0; i < rounds; i++) medians.push(median(resample(xs)));
-  return [percentile(medians, 2.5), percentile(medians, 97.5)];
+  return bootstrapInterval((resample) => median(resample(xs)), rounds);
 }
 
-/** Resampling with replacement, from a fixed seed (the same samples give the same interval). */
-function resampler() {
+/**
+ * The 95 % interval of `statistic` by bootstrap: `rounds` times, the
+ * statistic of sample sets resampled with replacement (`statistic` gets the
+ * resampling function), from a fixed seed, so the same samples give the same
+ * interval. Returns [low, high].
+ */
+function bootstrapInterval(statistic, rounds) {
   let seed = 0x2545f491;
   const next = () => {
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
     return seed / 2 ** 32;
   };
-  return (xs) => xs.map(() => xs[Math.floor(next() * xs.length)]);
+  const resample = (xs) => xs.map(() => xs[Math.floor(next() * xs.length)]);
+  const values = [];
+  for (let i = 0; i < rounds; i++) values.push(statistic(resample));
+  return [percentile(values, 2.5), percentile(values, 97.5)];
 }
 
 /** Nearest-rank percentile. */
