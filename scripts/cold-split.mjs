@@ -58,8 +58,13 @@ export function leb(b, i) {
   }
 }
 
-/** The size of each defined function's body (by name), from the binary. */
-export function bodySizes(wasm) {
+/**
+ * A module's defined functions, from the binary: how many functions it
+ * imports (a defined function's index is `imported` + its position), each
+ * body's size in bytes, in order, and the name section's function names by
+ * index (empty without one).
+ */
+export function functionBodies(wasm) {
   let i = 8;
   let imported = 0;
   const sizes = [];
@@ -127,6 +132,12 @@ export function bodySizes(wasm) {
     }
     i = end;
   }
+  return { imported, sizes, names };
+}
+
+/** The size of each defined function's body (by name), from the binary. */
+export function bodySizes(wasm) {
+  const { imported, sizes, names } = functionBodies(wasm);
   const out = new Map();
   sizes.forEach((s, k) => {
     const n = names.get(imported + k);
