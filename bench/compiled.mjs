@@ -9,7 +9,9 @@
 // loads, e.g. after a timer, shows there). With a module that keeps its names
 // (`wasm-opt -g`), the bytes by crate as well.
 //
-//   node bench/compiled.mjs [--runs 2] [--path /] [DIST]
+//   node bench/compiled.mjs [--runs 2] [--path /] [--top 0] [DIST]
+//
+// `--top N`: the N largest compiled functions (with their names, if any).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { launch, freshPage, root, takeOption } from './lib.mjs';
@@ -20,6 +22,7 @@ import { functionBodies } from '../scripts/cold-split.mjs';
 const args = process.argv.slice(2);
 const runs = Number(takeOption(args, '--runs', 2));
 const path = takeOption(args, '--path', '/');
+const top = Number(takeOption(args, '--top', 0));
 const dist = resolve(args[0] || join(root, 'dist'));
 const main = readdirSync(dist).find((n) => /^pep-app-[0-9a-f]+_bg\.wasm$/.test(n));
 if (!main) {
@@ -67,4 +70,10 @@ if (names.size) {
   }
   console.log('  by crate (functions, bytes):');
   for (const [c, [n, b]] of [...by].sort((x, y) => y[1][1] - x[1][1]).slice(0, 15)) console.log(`    ${c.padEnd(20)} ${String(n).padStart(5)} ${String(b).padStart(8)}`);
+}
+if (top > 0) {
+  console.log(`  the ${top} largest (bytes, index, name):`);
+  for (const f of [...compiled].sort((a, b) => sizes[b - imported] - sizes[a - imported]).slice(0, top)) {
+    console.log(`    ${String(sizes[f - imported]).padStart(6)} ${String(f).padStart(5)} ${(names.get(f) ?? '').slice(0, 160)}`);
+  }
 }
