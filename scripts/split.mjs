@@ -52,8 +52,12 @@ const PLACEHOLDER = '__wasm_split_placeholder__';
 
 // wasm-opt's passes for the main module (the first load; step 3): its control
 // flow rebuilt by the relooper, then -Oz twice. −2.3 KB gzip against one -Oz,
-// ~20 s more (bench/SIZE.md, session 8). The split modules keep one -Oz.
-export const MAIN_OPT = ['--flatten', '--rereloop', '-Oz', '-Oz'];
+// ~20 s more (bench/SIZE.md, session 8). A function with one caller is inlined
+// only when small (`-ocimfs 40`; wasm-opt's default inlines it whatever its
+// size): the browser compiles a function whole at its first call, and the cold
+// split can move out only what stays a function of its own (D193). The split
+// modules keep one -Oz.
+export const MAIN_OPT = ['--flatten', '--rereloop', '-ocimfs', '40', '-Oz', '-Oz'];
 
 // Subresource integrity digests (this step's and the minified stylesheet's,
 // scripts/postbuild.mjs): SHA-256, which SRI accepts as it does SHA-384

@@ -58,20 +58,32 @@ fn segment_view(segment: Segment, at: At) -> AnyView {
             }
         }
     }
+    // Each kind's view is a function of its own, not inlined here (the
+    // release build keeps single-caller functions apart too, D193): the
+    // browser compiles a function whole at its first call, so a document
+    // compiles the views of the kinds it has, not all of them.
     match segment {
-        Segment::Text(s) => view! { <TextSegment segment=s/> }.into_any(),
-        Segment::StaticVar(s) => view! { <StaticVarSegment segment=s/> }.into_any(),
-        Segment::SystemPrompt(s) => view! { <SystemPromptSegment segment=s/> }.into_any(),
-        Segment::Memory(s) => view! { <MemorySegment segment=s/> }.into_any(),
-        Segment::Skills(s) => view! { <SkillsSegment segment=s/> }.into_any(),
-        Segment::ToolOverview(s) => view! { <ToolOverviewSegment segment=s/> }.into_any(),
-        Segment::ToolCallRequest(s) => view! { <ToolCallRequestSegment segment=s at/> }.into_any(),
-        Segment::ToolCallResult(s) => view! { <ToolCallResultSegment segment=s at/> }.into_any(),
-        Segment::Document(s) => view! { <DocumentSegment segment=s/> }.into_any(),
-        Segment::LongText(s) => view! { <LongTextSegment segment=s/> }.into_any(),
-        Segment::Media(s) => view! { <MediaSegment segment=s/> }.into_any(),
-        s @ (Segment::Reasoning(_) | Segment::ProviderBlock(_)) => view! { <Extension segment=s/> }.into_any(),
+        Segment::Text(s) => kind(s, |s| view! { <TextSegment segment=s/> }.into_any()),
+        Segment::StaticVar(s) => kind(s, |s| view! { <StaticVarSegment segment=s/> }.into_any()),
+        Segment::SystemPrompt(s) => kind(s, |s| view! { <SystemPromptSegment segment=s/> }.into_any()),
+        Segment::Memory(s) => kind(s, |s| view! { <MemorySegment segment=s/> }.into_any()),
+        Segment::Skills(s) => kind(s, |s| view! { <SkillsSegment segment=s/> }.into_any()),
+        Segment::ToolOverview(s) => kind(s, |s| view! { <ToolOverviewSegment segment=s/> }.into_any()),
+        Segment::ToolCallRequest(s) => kind(s, |s| view! { <ToolCallRequestSegment segment=s at/> }.into_any()),
+        Segment::ToolCallResult(s) => kind(s, |s| view! { <ToolCallResultSegment segment=s at/> }.into_any()),
+        Segment::Document(s) => kind(s, |s| view! { <DocumentSegment segment=s/> }.into_any()),
+        Segment::LongText(s) => kind(s, |s| view! { <LongTextSegment segment=s/> }.into_any()),
+        Segment::Media(s) => kind(s, |s| view! { <MediaSegment segment=s/> }.into_any()),
+        s @ (Segment::Reasoning(_) | Segment::ProviderBlock(_)) => {
+            kind(s, |s| view! { <Extension segment=s/> }.into_any())
+        }
     }
+}
+
+/// `view(s)` in a function of its own for each kind ([`segment_view`]).
+#[inline(never)]
+fn kind<S>(s: S, view: impl FnOnce(S) -> AnyView) -> AnyView {
+    view(s)
 }
 
 /// The views of the fidelity extension's own kinds (reasoning, provider
