@@ -14,7 +14,7 @@
 // page's fetches; loopback has none.
 import { join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
-import { launch, median, medianInterval, ratioInterval, root, takeOption } from './lib.mjs';
+import { interleaved, launch, median, medianInterval, ratioInterval, root, takeOption } from './lib.mjs';
 import { startServer } from './serve.mjs';
 import { completePaintLoad } from './complete-screen.mjs';
 
@@ -33,9 +33,7 @@ for (const b of builds) b.server = await startServer(b.dir, 0, {});
 const browser = await launch();
 const times = builds.map(() => []);
 try {
-  for (let i = 0; i < runs; i++) {
-    const order = [...builds.keys()];
-    if (i % 2) order.reverse();
+  for (const order of interleaved([...builds.keys()], runs)) {
     for (const k of order) {
       const b = builds[k];
       times[k].push((await completePaintLoad(browser, `http://127.0.0.1:${b.server.address().port}${b.path}`, b.who, { latency })).t);

@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { bytesOf, completeLoad, completePaintLoad, median } from './complete-screen.mjs';
 import { startServer } from './serve.mjs';
-import { ratioInterval } from './lib.mjs';
+import { interleaved, ratioInterval } from './lib.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -44,8 +44,7 @@ const times = Object.fromEntries(keys.map((k) => [k, []]));
 const painted = Object.fromEntries(keys.map((k) => [k, []]));
 const files = {};
 try {
-  for (let i = 0; i < runs; i++) {
-    const order = i % 2 ? [...keys].reverse() : keys;
+  for (const order of interleaved(keys, runs)) {
     for (const k of order) {
       const [url, who] = k === 'react'
         ? ['http://127.0.0.1:8799/', 'react']

@@ -16,7 +16,7 @@
 // session 27).
 import { join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
-import { launch, median, root, takeOption } from './lib.mjs';
+import { interleaved, launch, median, root, takeOption } from './lib.mjs';
 import { startServer } from './serve.mjs';
 import { completePaintLoad } from './complete-screen.mjs';
 
@@ -51,8 +51,7 @@ const servers = await Promise.all(targets.map(([, d]) => startServer(d, 0, {})))
 const browser = await launch(flags);
 const rows = targets.map(() => []);
 try {
-  for (let i = 0; i < runs; i++) {
-    const order = i % 2 ? [...targets.keys()].reverse() : [...targets.keys()];
+  for (const order of interleaved([...targets.keys()], runs)) {
     for (const k of order) {
       const url = `http://127.0.0.1:${servers[k].address().port}${path}`;
       const { t, collected } = await completePaintLoad(browser, url, targets[k][0], { probe, collect });

@@ -30,6 +30,15 @@ export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-backgr
 /** A 1×1 PNG that stands in for every remote image of the documents. */
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
+/**
+ * The rounds of an interleaved run: `items` in each of `runs` rounds, in
+ * reverse order every other round, so that none always goes first while the
+ * machine drifts.
+ */
+export function* interleaved(items, runs) {
+  for (let i = 0; i < runs; i++) yield i % 2 ? [...items].reverse() : items;
+}
+
 /** Headless Chromium with the bench's flags, and `extra` flags after them (e.g. `--js-flags=…`). */
 export function launch(extra = []) {
   return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...extra] });
