@@ -135,8 +135,8 @@ rmSync(out, { recursive: true, force: true });
 cpSync(dist, out, { recursive: true });
 let html = readFileSync(join(dist, 'index.html'), 'utf8').replace(/\s*<meta http-equiv="Content-Security-Policy"[^>]*>/, '');
 const templates = ROUTES.map(([l]) => `<template id="pep-pre-${l}">${snaps[l]}</template>`).join('\n  ');
-const marker = '<!-- icons:end --></div>';
-if (!html.includes(marker)) throw new Error('index.html: the icon sprite marker is missing');
+const marker = '<body>';
+if (!html.includes(marker)) throw new Error('index.html: no <body>');
 if (SNAP) html = html.replace(marker, `${marker}\n  ${templates}\n  <script>${SWAP}</script>`);
 if (EARLY) {
   const loader = /module_or_path: ('\/[^']+_bg\.wasm')/;

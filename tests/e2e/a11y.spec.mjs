@@ -285,7 +285,7 @@ test('phone 390×844: one header row, panes switched by a bottom bar, nothing wi
       const bad = [];
       for (const el of document.querySelectorAll('.app *')) {
         const st = getComputedStyle(el);
-        if (st.visibility === 'hidden' || st.display === 'none' || el.closest('.visually-hidden, .icon-sprite, [hidden]')) continue;
+        if (st.visibility === 'hidden' || st.display === 'none' || el.closest('.visually-hidden, [hidden]')) continue;
         const r = el.getBoundingClientRect();
         if (r.width === 0 || r.height === 0) continue;
         // Inside a box that scrolls sideways on purpose (code, JSON), the box counts, not its lines.
