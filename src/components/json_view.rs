@@ -81,6 +81,12 @@ pub fn JsonView(
     .into_any()
 }
 
+/// About how many rows a line of `len` bytes takes: the pane wraps long
+/// lines at ~80 characters a row at the usual width.
+fn wrapped_rows(len: usize) -> usize {
+    len.div_ceil(80).max(1)
+}
+
 /// [`JsonView`] once its text's lines are known.
 #[component]
 fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>>>>, label: String) -> impl IntoView {
@@ -148,8 +154,21 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
     // join once the first screen is complete, in a render and a layout of
     // their own; meanwhile a spacer keeps about their height, so the scroll
     // bar does not jump, and the `<pre>` says `data-partial` (D181). (The
-    // long texts' window below renders the lines on screen anyway.)
-    let head = (browser::viewport().1 / LINE_PX).ceil() as usize + 10;
+    // long texts' window below renders the lines on screen anyway.) A long
+    // line counts the rows it wraps to in a wide pane (~120 characters a
+    // row, a window ~2,200 px wide; D196): demo A's system prompt is one
+    // line of 24 rows at the usual width. (In a wider pane the spacer may
+    // show below the rows for the frame before the rest joins.)
+    let head = {
+        let rows = (browser::viewport().1 / LINE_PX).ceil() as usize + 10;
+        let (mut k, mut filled) = (0, 0);
+        while k < n && filled < rows {
+            let (s, e) = lines[k];
+            filled += (e - s).div_ceil(120).max(1);
+            k += 1;
+        }
+        k
+    };
     let all = RwSignal::new(virtual_lines || n <= head || browser::first_screen_is_complete());
     if !all.get_untracked() {
         leptos::task::spawn_local(async move {
@@ -277,7 +296,7 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
             false => {
                 // About their height: the pane wraps long lines (~80
                 // characters a row at the usual width).
-                let rows: usize = (head..shown()).map(|k| spans[at(k)]).map(|(s, e)| (e - s).div_ceil(80).max(1)).sum();
+                let rows: usize = (head..shown()).map(|k| spans[at(k)]).map(|(s, e)| wrapped_rows(e - s)).sum();
                 let px = rows * LINE_H;
                 vec![view! { <span class="jrows-later" aria-hidden="true" style=format!("display:block;height:{px}px")></span> }
                     .into_any()]
