@@ -19,8 +19,9 @@
 // V8 category is traced: one event per lazily compiled function (~2,700 on
 // `/`) would slow our side more than the stand-in's. `fonts` counts the font lookups (`FontCache::GetFontPlatformData`,
 // one per family, size and style the layout asks for; a family the machine
-// lacks costs one too) and `font ipc` the ones that went to the browser
-// process. Medians; `end` is the wall clock's, for reference.
+// lacks costs one too), `font ipc` the ones that went to the browser process
+// and `fallback` the characters none of a stack's fonts has, for which the
+// browser process was asked for a font. Medians; `end` is the wall clock's, for reference.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { freshPage, interleaved, launch, median, root, takeOption } from './lib.mjs';
@@ -60,6 +61,7 @@ function measure(events) {
   const row = Object.fromEntries(KINDS.map((k) => [k, 0]));
   row.fonts = 0;
   row.fontIpc = 0;
+  row.fallback = 0;
   // Own time: an event's thread time less its children's, to the nearest classified kind.
   const stack = []; // { end, kind, child }
   const own = new Map();
@@ -75,6 +77,7 @@ function measure(events) {
     stack.push(entry);
     if (e.name === 'FontCache::GetFontPlatformData') row.fonts++;
     if (e.name === 'FontDataManager::onMatchFamilyStyle') row.fontIpc++;
+    if (e.name === 'FontCache::FallbackFontForCharacter') row.fallback++;
   }
   for (const [entry, t] of own) row[entry.kind] += Math.max(0, t - entry.child.t);
   row.total = KINDS.reduce((a, k) => a + row[k], 0);
@@ -103,7 +106,7 @@ try {
   for (const s of servers) s.close();
 }
 // The first round warms the machine and the server's gzip cache: left out.
-const keys = ['end', 'total', ...KINDS, 'fonts', 'fontIpc'];
+const keys = ['end', 'total', ...KINDS, 'fonts', 'fontIpc', 'fallback'];
 console.log(`main thread's CPU until the complete first screen (ms; thread time), medians of ${runs} interleaved traced loads (${path})`);
 console.log(`  ${'build'.padEnd(34)}${keys.map((k) => (k === 'fontIpc' ? 'font ipc' : k).padStart(9)).join('')}`);
 for (const [k, [, d]] of targets.entries()) {
