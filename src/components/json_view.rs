@@ -81,10 +81,17 @@ pub fn JsonView(
     .into_any()
 }
 
-/// About how many rows a line of `len` bytes takes: the pane wraps long
-/// lines at ~80 characters a row at the usual width.
-fn wrapped_rows(len: usize) -> usize {
-    len.div_ceil(80).max(1)
+/// Characters a row of the JSON pane holds at the usual width (a window
+/// ~1,400 px wide): the spacer's estimate of the rows below the first screen.
+const ROW_CHARS: usize = 80;
+/// Characters a row holds in a wide pane (a window ~2,200 px wide): the first
+/// screen's rows are counted with it, so that they fill the pane (D196).
+const WIDE_ROW_CHARS: usize = 120;
+
+/// About how many rows a line of `len` bytes takes where a row holds
+/// `per_row` characters: the pane wraps long lines.
+fn wrapped_rows(len: usize, per_row: usize) -> usize {
+    len.div_ceil(per_row).max(1)
 }
 
 /// [`JsonView`] once its text's lines are known.
@@ -155,16 +162,16 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
     // their own; meanwhile a spacer keeps about their height, so the scroll
     // bar does not jump, and the `<pre>` says `data-partial` (D181). (The
     // long texts' window below renders the lines on screen anyway.) A long
-    // line counts the rows it wraps to in a wide pane (~120 characters a
-    // row, a window ~2,200 px wide; D196): demo A's system prompt is one
-    // line of 24 rows at the usual width. (In a wider pane the spacer may
-    // show below the rows for the frame before the rest joins.)
+    // line counts the rows it wraps to in a wide pane (D196): demo A's
+    // system prompt is one line of 24 rows at the usual width. (In a wider
+    // pane the spacer may show below the rows for the frame before the rest
+    // joins.)
     let head = {
         let rows = (browser::viewport().1 / LINE_PX).ceil() as usize + 10;
         let (mut k, mut filled) = (0, 0);
         while k < n && filled < rows {
             let (s, e) = lines[k];
-            filled += (e - s).div_ceil(120).max(1);
+            filled += wrapped_rows(e - s, WIDE_ROW_CHARS);
             k += 1;
         }
         k
@@ -294,9 +301,9 @@ fn JsonLines(text: Arc<str>, lines: Lines, entries: Option<Arc<Vec<Option<usize>
         let tail = move || match all.get() {
             true => rows_in(head, usize::MAX),
             false => {
-                // About their height: the pane wraps long lines (~80
-                // characters a row at the usual width).
-                let rows: usize = (head..shown()).map(|k| spans[at(k)]).map(|(s, e)| wrapped_rows(e - s)).sum();
+                // About their height, at the usual width.
+                let rows: usize =
+                    (head..shown()).map(|k| spans[at(k)]).map(|(s, e)| wrapped_rows(e - s, ROW_CHARS)).sum();
                 let px = rows * LINE_H;
                 vec![view! { <span class="jrows-later" aria-hidden="true" style=format!("display:block;height:{px}px")></span> }
                     .into_any()]
