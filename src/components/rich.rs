@@ -293,13 +293,13 @@ pub fn json_line_abbrev(line: &str) -> impl IntoView {
             }
         })
         .collect();
-    view! { <span class="jl">{runs}</span> }
+    runs
 }
 
 /// One coloured line of JSON.
 pub fn json_line(line: &str) -> impl IntoView {
     let runs: Vec<AnyView> = highlight_line(line).into_iter().map(|(t, s)| json_token(t, s)).collect();
-    view! { <span class="jl">{runs}"\n"</span> }
+    view! { {runs}"\n" }
 }
 
 /// One coloured token of JSON, the secrets of a string masked.

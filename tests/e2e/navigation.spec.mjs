@@ -171,12 +171,12 @@ test('a selected message scrolls the OpenAI JSON to its entry; a click in an ent
   const { context, page } = await newPage(browser);
   await page.goto(`${BASE}/demo/d`);
   await page.locator('[data-message-id]').first().waitFor();
-  await page.getByTestId('protocol-json').locator('.jl').first().waitFor();
+  await page.getByTestId('protocol-json').locator('.jrow').first().waitFor();
   /** The JSON lines at the top of the pane (first 3 visible). */
   const topLines = () => page.evaluate(() => {
     const pre = document.querySelector('[data-testid=protocol-json]');
     const box = (pre.closest('.json-region') || pre).getBoundingClientRect();
-    const lines = [...pre.querySelectorAll('.jl')].filter((l) => { const r = l.getBoundingClientRect(); return r.bottom > box.top + 2 && r.top < box.bottom; });
+    const lines = [...pre.querySelectorAll('.jrow')].filter((l) => { const r = l.getBoundingClientRect(); return r.bottom > box.top + 2 && r.top < box.bottom; });
     return lines.slice(0, 4).map((l) => l.textContent.trim());
   });
   assert.equal((await topLines())[0], '{', 'the pane starts at the top');
@@ -191,13 +191,13 @@ test('a selected message scrolls the OpenAI JSON to its entry; a click in an ent
   assert.match(top.join(' '), /The calendar rejected the time zone/);
   // A click in a message selects it (scrolled into the window first: it may lie below it).
   await (await reveal(page, '[data-message-id="d-t6"] .msg-head time')).click();
-  await page.waitForFunction(() => { const pre = document.querySelector('[data-testid=protocol-json]'); const box = (pre.closest('.json-region') || pre).getBoundingClientRect(); const ls = [...pre.querySelectorAll('.jl')].filter((l) => l.getBoundingClientRect().bottom > box.top + 2).slice(0, 6).map((l) => l.textContent).join(' '); return ls.includes('"role": "tool"') && ls.includes('evt_01JV3K8Q9M2ZT6'); });
+  await page.waitForFunction(() => { const pre = document.querySelector('[data-testid=protocol-json]'); const box = (pre.closest('.json-region') || pre).getBoundingClientRect(); const ls = [...pre.querySelectorAll('.jrow')].filter((l) => l.getBoundingClientRect().bottom > box.top + 2).slice(0, 6).map((l) => l.textContent).join(' '); return ls.includes('"role": "tool"') && ls.includes('evt_01JV3K8Q9M2ZT6'); });
   // k moves the selection (the click focused d-t6), and the JSON follows.
   await page.keyboard.press('k');
   await page.waitForFunction(() => document.activeElement?.dataset.messageId === 'd-a4');
-  await page.waitForFunction(() => { const pre = document.querySelector('[data-testid=protocol-json]'); const box = (pre.closest('.json-region') || pre).getBoundingClientRect(); const ls = [...pre.querySelectorAll('.jl')].filter((l) => l.getBoundingClientRect().bottom > box.top + 2).slice(0, 5).map((l) => l.textContent).join(' '); return ls.includes('"role": "assistant"') && ls.includes('The calendar rejected'); });
+  await page.waitForFunction(() => { const pre = document.querySelector('[data-testid=protocol-json]'); const box = (pre.closest('.json-region') || pre).getBoundingClientRect(); const ls = [...pre.querySelectorAll('.jrow')].filter((l) => l.getBoundingClientRect().bottom > box.top + 2).slice(0, 5).map((l) => l.textContent).join(' '); return ls.includes('"role": "assistant"') && ls.includes('The calendar rejected'); });
   // The other way: a line of the flights result → its tool message.
-  await page.getByTestId('protocol-json').locator('.jl', { hasText: 'Largo do Chafariz' }).first().click();
+  await page.getByTestId('protocol-json').locator('.jrow', { hasText: 'Largo do Chafariz' }).first().click();
   await page.locator('[data-message-id="d-t4"].flash').waitFor();
   assert.ok(await inView(page, '[data-message-id="d-t4"]'));
   assert.deepEqual(page.errors, []);

@@ -180,6 +180,33 @@ test('the first screen\'s JSON: the rows a screen holds, the rest (below the fol
   }
 });
 
+test('the conversation\'s first screen: the messages the window shows and none below them, the window filled on every demo and two sizes; the overscan comes after the paint (D197)', async ({ browser }) => {
+  for (const viewport of [{ width: 1400, height: 900 }, { width: 390, height: 844 }]) {
+    for (const demo of ['a', 'b', 'c', 'd', 'e', 'f']) {
+      const { context, page } = await newPage(browser, { viewport });
+      // The first screen as the app paints it (TrunkApplicationStarted: after
+      // the first render and its layout; the bench's complete screen).
+      await context.addInitScript(() => addEventListener('TrunkApplicationStarted', () => {
+        const ms = [...document.querySelectorAll('.messages > li.msg')];
+        const last = ms.at(-1);
+        window.__first = { count: ms.length, bottom: last.getBoundingClientRect().bottom, end: last.getAttribute('aria-posinset') === last.getAttribute('aria-setsize'),
+          below: ms.filter((m) => m.getBoundingClientRect().top >= innerHeight).length };
+      }));
+      await page.goto(`${BASE}/demo/${demo}`);
+      const first = await (await page.waitForFunction(() => window.__first)).jsonValue();
+      const where = `demo ${demo} at ${viewport.width}×${viewport.height}`;
+      assert.ok(first.end || first.bottom >= viewport.height, `${where}: the messages fill the window (the last ends at ${first.bottom})`);
+      assert.ok(first.below <= 1, `${where}: ${first.below} messages wholly below the window on the first screen`);
+      if (demo === 'f' && viewport.width > 1000) {
+        // The overscan, after the paint.
+        await page.waitForFunction((n) => document.querySelectorAll('.messages > li.msg').length > n, first.count);
+      }
+      assert.deepEqual(page.errors, []);
+      await context.close();
+    }
+  }
+});
+
 test('split: the modules\' names and digests come in a manifest with the first split module, not with the first load; a failed or altered manifest says so and Retry recovers', async ({ browser }) => {
   const { context, page } = await newPage(browser);
   const manifest = /_split-[0-9a-f]{16}\.json$/;

@@ -33,6 +33,13 @@ use crate::state::Expansion;
 use crate::window::{chunk_segments, CHUNK};
 use scroll::{guessed_list_width, measured_row, observed, text_width, Ctl, Dom, Model, Win};
 
+/// The first render, in window heights from the top of the list: the rows
+/// the window shows (the list starts below the header, so one height reaches
+/// past the window's bottom), and the overscan after the first paint
+/// (`update_after_paint`). A row below the fold is elements the first
+/// screen's style, layout and paint pay for (D197).
+const FIRST_SCREENS: f64 = 1.0;
+
 /// What a page shows after the conversation's last message (a recorded
 /// call's reply, which is not part of the request), as a context of the
 /// page around the viewer.
@@ -67,7 +74,7 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
                 ctl.jump(jump);
             }
         }
-        None => ctl.win.set(Win { span: model.with_value(|md| md.layout.span(0.0, screen * 1.5)), epoch: 0 }),
+        None => ctl.win.set(Win { span: model.with_value(|md| md.layout.span(0.0, screen * FIRST_SCREENS)), epoch: 0 }),
     }
     Effect::new(move |_| {
         if let Some(jump) = nav.requested() {
