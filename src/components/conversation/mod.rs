@@ -74,10 +74,7 @@ pub fn Conversation(doc: Arc<Doc>) -> impl IntoView {
                 ctl.jump(jump);
             }
         }
-        None => {
-            dom.update_value(|d| d.measure_later = true);
-            ctl.win.set(Win { span: model.with_value(|md| md.layout.span(0.0, screen * FIRST_SCREENS)), epoch: 0 });
-        }
+        None => ctl.win.set(Win { span: model.with_value(|md| md.layout.span(0.0, screen * FIRST_SCREENS)), epoch: 0 }),
     }
     Effect::new(move |_| {
         if let Some(jump) = nav.requested() {

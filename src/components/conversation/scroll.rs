@@ -171,9 +171,6 @@ pub(super) struct Dom {
     pub(super) done: u64,
     /// A jump's target to focus once it is rendered.
     pub(super) focus: Option<Target>,
-    /// The first screen shows the list's top: the rows' first measurements
-    /// wait until it is complete (they move nothing on screen; D198).
-    pub(super) measure_later: bool,
 }
 
 /// The visible band of the list, in viewport coordinates.
@@ -379,20 +376,6 @@ impl Ctl {
 
     /// Measurements of one frame: rows, message frames, the session bar.
     pub(super) fn on_resize(&self, entries: Vec<(web_sys::Element, f64)>) {
-        // At the list's top before the first screen is complete, a row's
-        // measurement changes only the padding below the window: it waits
-        // for the mark rather than run between the first layout and its
-        // paint (D198). A jump's first screen corrects its scroll at once.
-        if self.dom.try_with_value(|d| d.measure_later) == Some(true) && !browser::first_screen_is_complete() {
-            let ctl = *self;
-            leptos::task::spawn_local(async move {
-                browser::first_screen_marked().await;
-                if ctl.dom.try_with_value(|_| ()).is_some() {
-                    ctl.on_resize(entries);
-                }
-            });
-            return;
-        }
         let mut frames = Vec::new();
         let mut bar = None;
         let mut list_resized = false;
