@@ -229,6 +229,19 @@ test('JSON pane: objects and arrays fold, by mouse and keyboard', async ({ brows
   await page.keyboard.press('Enter');
   assert.equal(await messages.getAttribute('aria-expanded'), 'true');
   assert.equal(await json.textContent(), whole, 'unfolded: the text as before');
+  // Each fold button is beside its row, 18 px to its left, and stays there when
+  // the pane scrolls (D197: placed by its static position, inside the <pre> that
+  // scrolls with the rows, not by a positioned row).
+  const offsets = () => page.evaluate(() => [...document.querySelectorAll('[data-testid=protocol-json] button.fold')].map((f) => {
+    const r = f.getBoundingClientRect();
+    const row = f.closest('.jrow').getClientRects()[0];
+    return [Math.round(r.left - row.left), Math.round(r.top - row.top)];
+  }));
+  const placed = await offsets();
+  assert.ok(placed.length > 3 && placed.every(([x, y]) => x === -18 && y === 1), JSON.stringify(placed.slice(0, 4)));
+  const scrolled = await page.evaluate(() => { const pane = document.querySelector('[data-testid=protocol-json]').closest('.json-region'); pane.scrollTop = 300; return pane.scrollTop; });
+  assert.ok(scrolled > 100, `the pane scrolled (${scrolled} px)`);
+  assert.deepEqual(await offsets(), placed, 'after the pane scrolled');
   assert.deepEqual(page.errors, []);
   await context.close();
 });
