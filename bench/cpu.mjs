@@ -24,7 +24,7 @@
 // browser process was asked for a font. Medians; `end` is the wall clock's, for reference.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { freshPage, interleaved, launch, median, root, takeOption } from './lib.mjs';
+import { firstScreen, freshPage, interleaved, launch, median, root, SCRIPT_EVENT, takeOption } from './lib.mjs';
 import { startServer } from './serve.mjs';
 
 const args = process.argv.slice(2);
@@ -40,7 +40,7 @@ if (!dists.length || ![react, ...dists].every((d) => existsSync(join(d, 'index.h
 const KINDS = ['script', 'parse', 'style', 'layout', 'paint', 'gc', 'other'];
 /** The kind of a trace event by its name, or null (its time goes to its parent's kind). */
 function kindOf(name) {
-  if (/^(FunctionCall|EvaluateScript|EventDispatch|TimerFire|FireAnimationFrame|FireIdleCallback|RunMicrotasks|v8\.evaluateModule|v8\.callFunction)$/.test(name)) return 'script';
+  if (SCRIPT_EVENT.test(name)) return 'script';
   if (name === 'ParseHTML' || name === 'ParseAuthorStyleSheet') return 'parse';
   if (name === 'UpdateLayoutTree') return 'style';
   if (name === 'Layout') return 'layout';
@@ -51,13 +51,7 @@ function kindOf(name) {
 
 /** One load's figures from its trace. */
 function measure(events) {
-  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
-  const nav = events.find((e) => e.name === 'navigationStart' && e.pid === main.pid && /^http/.test(e.args?.data?.documentLoaderURL ?? ''));
-  const on = events.filter((e) => e.ph === 'X' && e.pid === main.pid && e.tid === main.tid && e.ts >= nav.ts)
-    .sort((a, b) => a.ts - b.ts || b.dur - a.dur);
-  const big = on.filter((e) => kindOf(e.name) === 'script').sort((a, b) => b.dur - a.dur)[0];
-  const paint = on.find((e) => e.name === 'Paint' && e.ts >= big.ts + big.dur);
-  const end = paint.ts + paint.dur;
+  const { on, start, end } = firstScreen(events);
   const row = Object.fromEntries(KINDS.map((k) => [k, 0]));
   row.fonts = 0;
   row.fontIpc = 0;
@@ -81,7 +75,7 @@ function measure(events) {
   }
   for (const [entry, t] of own) row[entry.kind] += Math.max(0, t - entry.child.t);
   row.total = KINDS.reduce((a, k) => a + row[k], 0);
-  row.end = (end - nav.ts) / 1000;
+  row.end = (end - start) / 1000;
   return row;
 }
 

@@ -200,6 +200,27 @@ export function fmt(v) {
 /** In-page helper source: resolves after the next frame has been produced. */
 export const NEXT_FRAME = 'new Promise((r) => requestAnimationFrame(() => setTimeout(r)))';
 
+/** Trace events that run script (JavaScript and WebAssembly) on the main thread. */
+export const SCRIPT_EVENT = /^(FunctionCall|EvaluateScript|EventDispatch|TimerFire|FireAnimationFrame|FireIdleCallback|RunMicrotasks|v8\.evaluateModule|v8\.callFunction)$/;
+
+/**
+ * A load's trace (with `blink.user_timing`, for `navigationStart`), from the
+ * navigation on: the renderer's main-thread complete events (sorted by start,
+ * the longer first), the navigation's start, and the end of the complete
+ * first screen: the end of the first `Paint` after the
+ * load's longest script task (our app's first task, the stand-in's render;
+ * both paint their complete first screen there: bench/LOG.md, session 27).
+ */
+export function firstScreen(events) {
+  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+  const nav = events.find((e) => e.name === 'navigationStart' && e.pid === main.pid && /^http/.test(e.args?.data?.documentLoaderURL ?? ''));
+  const on = events.filter((e) => e.ph === 'X' && e.pid === main.pid && e.tid === main.tid && e.ts >= nav.ts)
+    .sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  const big = on.filter((e) => SCRIPT_EVENT.test(e.name)).sort((a, b) => b.dur - a.dur)[0];
+  const paint = on.find((e) => e.name === 'Paint' && e.ts >= big.ts + big.dur);
+  return { on, start: nav.ts, end: paint.ts + paint.dur };
+}
+
 /**
  * Runs `fn` under a Chromium trace (devtools.timeline) and sums the
  * durations of complete events by name: where a frame's time goes (Layout,

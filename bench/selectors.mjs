@@ -11,10 +11,10 @@
 //
 // Sums over the loads (after a warm-up load): time (µs), attempts, matches and
 // fast rejects (the ancestor filter) per selector, until the first `Paint`
-// after the load's longest script task (as cpu.mjs ends).
+// after the load's longest script task (lib.mjs's `firstScreen`, as cpu.mjs).
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { freshPage, launch, takeOption } from './lib.mjs';
+import { firstScreen, freshPage, launch, takeOption } from './lib.mjs';
 import { startServer } from './serve.mjs';
 
 const args = process.argv.slice(2);
@@ -26,7 +26,6 @@ if (!args[0] || !existsSync(join(dist, 'index.html'))) {
   console.error('usage: node bench/selectors.mjs [--runs N] [--path P] [--top N] DIST');
   process.exit(2);
 }
-const SCRIPT = /^(FunctionCall|EvaluateScript|v8\.evaluateModule|v8\.callFunction|TimerFire)$/;
 const server = await startServer(dist, 0, {});
 const browser = await launch();
 const sum = new Map();
@@ -34,16 +33,13 @@ try {
   for (let i = 0; i <= runs; i++) {
     const { context, page } = await freshPage(browser, { route: false });
     await page.setViewportSize({ width: 1400, height: 900 });
-    await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-blink.debug'] });
+    await browser.startTracing(page, { categories: ['devtools.timeline', 'blink.user_timing', 'disabled-by-default-blink.debug'] });
     await page.goto(`http://127.0.0.1:${server.address().port}${path}`);
     await page.waitForTimeout(1500);
     const events = JSON.parse((await browser.stopTracing()).toString()).traceEvents;
     await context.close();
     if (i === 0) continue; // warms the machine and the server's cache
-    const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
-    const on = events.filter((e) => e.ph === 'X' && e.pid === main.pid && e.tid === main.tid).sort((a, b) => a.ts - b.ts);
-    const big = on.filter((e) => SCRIPT.test(e.name)).sort((a, b) => b.dur - a.dur)[0];
-    const end = on.find((e) => e.name === 'Paint' && e.ts >= big.ts + big.dur).ts;
+    const { end } = firstScreen(events);
     for (const e of events) {
       if (e.name !== 'SelectorStats' || e.ts >= end) continue;
       for (const s of e.args?.selector_stats?.selector_timings ?? []) {
